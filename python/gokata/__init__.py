@@ -1,0 +1,12 @@
+"""gokata: a fast, exact Go (weiqi, baduk) rules engine written in Rust.
+
+>>> from gokata import Go
+>>> game = Go(9)
+>>> game.move("5E", "3C")
+>>> game.get_position("5E")
+'x'
+"""
+
+from gokata._gokata import Go, IllegalMoveError, __version__
+
+__all__ = ["Go", "IllegalMoveError", "__version__"]

@@ -1,0 +1,104 @@
+use super::*;
+
+/// Sets up a board from rows of `.`, `x`, `o` (top row first), without captures.
+fn board(rows: &[&str]) -> Board {
+    let mut b = Board::new(rows.len(), rows[0].len()).unwrap();
+    for (r, line) in rows.iter().enumerate() {
+        for (c, ch) in line.chars().enumerate() {
+            match ch {
+                'x' => b.place_stone(b.point(r, c), Color::Black),
+                'o' => b.place_stone(b.point(r, c), Color::White),
+                _ => {}
+            }
+        }
+    }
+    b
+}
+
+fn picture(b: &Board) -> Vec<String> {
+    (0..b.height())
+        .map(|r| (0..b.width()).map(|c| b.stone(b.point(r, c)).map_or('.', |s| s.symbol())).collect())
+        .collect()
+}
+
+#[test]
+fn a_lone_stone_in_the_corner_has_two_liberties() {
+    let mut b = Board::new(9, 9).unwrap();
+    let p = b.point(0, 0);
+    b.play(p, Color::Black).unwrap();
+    assert_eq!(b.liberties(p), 2);
+    assert_eq!(b.empty_points().len(), 80);
+}
+
+#[test]
+fn capture_removes_the_chain_and_gives_liberties_back() {
+    let mut b = board(&[".xo..", "xo...", ".....", ".....", "....."]);
+    let before = picture(&b);
+    let record = b.play(b.point(1, 2), Color::Black).unwrap();
+    assert_eq!(b.stone(b.point(0, 2)), Some(Color::White), "the white corner-side stone keeps a liberty");
+    let record2 = b.play(b.point(0, 3), Color::Black).unwrap();
+    assert_eq!(b.stone(b.point(0, 2)), None);
+    assert_eq!(b.liberties(b.point(0, 1)), 2);
+    b.undo(record2);
+    b.undo(record);
+    assert_eq!(picture(&b), before);
+}
+
+#[test]
+fn suicide_and_occupied_are_illegal_and_change_nothing() {
+    let mut b = board(&[".x...", "x....", ".....", ".....", "....."]);
+    let before = picture(&b);
+    assert_eq!(b.play(b.point(0, 0), Color::White), Err(IllegalReason::Suicide));
+    assert_eq!(b.play(b.point(0, 1), Color::White), Err(IllegalReason::Occupied));
+    assert_eq!(picture(&b), before);
+    assert_eq!(b.illegal_reason(b.point(0, 0), Color::Black), None);
+}
+
+#[test]
+fn a_capturing_move_into_a_point_without_liberties_is_legal() {
+    // Both black stones have only the corner as liberty: white's corner stone captures them.
+    let mut b = board(&[".xo..", "xo...", "o....", ".....", "....."]);
+    assert_eq!(b.illegal_reason(b.point(0, 0), Color::White), None);
+    let captured = b.captures(b.point(0, 0), Color::White);
+    let mut expected = vec![b.point(0, 1), b.point(1, 0)];
+    let mut got = captured.clone();
+    got.sort();
+    expected.sort();
+    assert_eq!(got, expected);
+    b.play(b.point(0, 0), Color::White).unwrap();
+    assert_eq!(picture(&b), vec!["o.o..", ".o...", "o....", ".....", "....."]);
+}
+
+#[test]
+fn ko_forbids_the_immediate_retake_only() {
+    // . x o .
+    // x o . o
+    // . x o .
+    let mut b = board(&[".xo.", "xo.o", ".xo.", "...."]);
+    b.play(b.point(1, 2), Color::Black).unwrap(); // black takes the white stone at (1,1)
+    assert_eq!(b.stone(b.point(1, 1)), None);
+    assert_eq!(b.ko_point(Color::White), Some(b.point(1, 1)));
+    assert_eq!(b.illegal_reason(b.point(1, 1), Color::White), Some(IllegalReason::Ko));
+    let pass = b.pass(Color::White);
+    assert_eq!(b.ko_point(Color::White), None);
+    b.undo(pass);
+    assert_eq!(b.ko_point(Color::White), Some(b.point(1, 1)));
+}
+
+#[test]
+fn undo_of_a_merging_move_splits_the_chains_again() {
+    let mut b = board(&["x.x..", ".....", "x.x..", ".....", "....."]);
+    let before = picture(&b);
+    let r1 = b.play(b.point(0, 1), Color::Black).unwrap();
+    let r2 = b.play(b.point(1, 1), Color::Black).unwrap();
+    let r3 = b.play(b.point(1, 0), Color::Black).unwrap();
+    assert_eq!(b.chain(b.point(0, 0)).len(), 6, "the chain reaches down to (2,0)");
+    b.undo(r3);
+    b.undo(r2);
+    assert_eq!(b.chain(b.point(0, 0)).len(), 3);
+    assert_eq!(b.liberties(b.point(0, 0)), 4);
+    b.undo(r1);
+    assert_eq!(picture(&b), before);
+    assert_eq!(b.liberties(b.point(0, 0)), 2);
+    assert_eq!(b.liberties(b.point(2, 2)), 4);
+}

@@ -1,0 +1,162 @@
+//! A game: the board, whose turn it is, and the turns played, which can be rolled back.
+
+use super::board::{Board, MoveRecord, Point};
+use super::color::Color;
+use super::coord;
+use super::error::GoError;
+use super::handicap::handicap_points;
+
+/// One turn on record: the board's undo record and who was to move before it.
+#[derive(Clone, Copy, Debug)]
+struct Turn {
+    record: MoveRecord,
+    previous_to_move: Color,
+}
+
+/// A game under the kata's rules: black moves first, colours alternate (unless a move names its
+/// colour), no suicide, simple ko, and handicap stones only at the start.
+#[derive(Clone)]
+pub struct Game {
+    board: Board,
+    to_move: Color,
+    history: Vec<Turn>,
+    handicap_placed: bool,
+}
+
+impl Game {
+    pub fn new(height: usize, width: usize) -> Result<Game, GoError> {
+        Ok(Game::from_board(Board::new(height, width)?, Color::Black))
+    }
+
+    /// A game that starts from a set-up board, with `to_move` to play.
+    pub fn from_board(board: Board, to_move: Color) -> Game {
+        Game {
+            board,
+            to_move,
+            history: Vec::new(),
+            handicap_placed: false,
+        }
+    }
+
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+
+    pub fn to_move(&self) -> Color {
+        self.to_move
+    }
+
+    /// The number of turns (moves and passes) on record.
+    pub fn turns_played(&self) -> usize {
+        self.history.len()
+    }
+
+    /// Bytes of memory each recorded turn takes.
+    pub const BYTES_PER_TURN: usize = std::mem::size_of::<Turn>();
+
+    /// The side to move plays at `p`.
+    #[inline]
+    pub fn play(&mut self, p: Point) -> Result<(), GoError> {
+        self.play_as(self.to_move, p)
+    }
+
+    /// `color` plays at `p`; afterwards the other colour is to move.
+    #[inline]
+    pub fn play_as(&mut self, color: Color, p: Point) -> Result<(), GoError> {
+        match self.board.play(p, color) {
+            Ok(record) => {
+                self.push_turn(record);
+                Ok(())
+            }
+            Err(reason) => {
+                let (row, col) = self.board.row_col(p);
+                Err(GoError::IllegalMove {
+                    coord: coord::format(row, col, self.board.height()),
+                    color: color.name(),
+                    reason,
+                })
+            }
+        }
+    }
+
+    /// The side to move passes.
+    pub fn pass(&mut self) {
+        let record = self.board.pass(self.to_move);
+        self.push_turn(record);
+    }
+
+    fn push_turn(&mut self, record: MoveRecord) {
+        self.history.push(Turn {
+            record,
+            previous_to_move: self.to_move,
+        });
+        self.to_move = record.color().opponent();
+    }
+
+    /// Places `stones` black handicap stones at the kata's points. Only on square 9x9, 13x13 and
+    /// 19x19 boards, once, before any turn is on record. Not a turn: black is still to move.
+    pub fn place_handicap(&mut self, stones: i64) -> Result<(), GoError> {
+        let fail = |problem: String| GoError::Handicap { stones, problem };
+        let (height, width) = (self.board.height(), self.board.width());
+        let points = match handicap_points(height) {
+            Some(points) if height == width => points,
+            _ => {
+                return Err(fail(format!(
+                    "handicap is only for 9x9, 13x13 and 19x19 boards, not {height}x{width}"
+                )))
+            }
+        };
+        if stones < 1 || stones > points.len() as i64 {
+            return Err(fail(format!(
+                "a {height}x{width} board takes 1 to {} handicap stones",
+                points.len()
+            )));
+        }
+        if self.handicap_placed {
+            return Err(fail("handicap stones were already placed".into()));
+        }
+        if !self.history.is_empty() {
+            return Err(fail("the game has already started".into()));
+        }
+        if points[..stones as usize].iter().any(|text| {
+            let (row, col) = coord::parse(text, height, width).expect("handicap points are on the board");
+            !self.board.is_empty(self.board.point(row, col))
+        }) {
+            return Err(fail("a handicap point is already occupied".into()));
+        }
+        for text in &points[..stones as usize] {
+            let (row, col) = coord::parse(text, height, width).expect("handicap points are on the board");
+            let p = self.board.point(row, col);
+            self.board.place_stone(p, Color::Black);
+        }
+        self.handicap_placed = true;
+        Ok(())
+    }
+
+    /// Undoes the last `turns` turns. Fails, changing nothing, if fewer were played.
+    pub fn rollback(&mut self, turns: i64) -> Result<(), GoError> {
+        let played = self.history.len();
+        if turns < 0 || turns as u64 > played as u64 {
+            return Err(GoError::Rollback {
+                requested: turns,
+                problem: if turns < 0 {
+                    "the number of turns must not be negative".into()
+                } else {
+                    format!("only {played} turns are on record")
+                },
+            });
+        }
+        for _ in 0..turns {
+            let turn = self.history.pop().expect("checked above");
+            self.board.undo(turn.record);
+            self.to_move = turn.previous_to_move;
+        }
+        Ok(())
+    }
+
+    /// Back to the empty board of the same size, black to move, no history.
+    pub fn reset(&mut self) {
+        let board = Board::new(self.board.height(), self.board.width()).expect("the size was valid");
+        *self = Game::from_board(board, Color::Black);
+    }
+}

@@ -1,0 +1,16 @@
+//! The Go rules engine: pure Rust, no Python.
+
+mod board;
+mod color;
+pub mod coord;
+mod error;
+mod game;
+mod handicap;
+mod render;
+
+pub use board::{Board, MoveRecord, Point, MAX_SIDE};
+pub use color::Color;
+pub use error::{GoError, IllegalReason};
+pub use game::Game;
+pub use handicap::handicap_points;
+pub use render::render;

@@ -1,0 +1,140 @@
+//! The `Go` class.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+
+use super::arguments::{point, whole_number};
+use super::errors::to_py_err;
+use crate::engine::{render, Board, Color, Game};
+
+/// A game of Go under the kata's rules. Coordinates are row number then column letter
+/// (`"7A"`; row 1 is the bottom row, there is no column I), or `"A7"`, or a `(row, col)` tuple.
+#[pyclass(module = "gokata")]
+#[derive(Clone)]
+pub struct Go {
+    game: Game,
+}
+
+#[pymethods]
+impl Go {
+    #[new]
+    #[pyo3(signature = (height, width = None))]
+    fn new(height: &Bound<'_, PyAny>, width: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let height = whole_number(height, "height")?;
+        let width = match width {
+            Some(width) => whole_number(width, "width")?,
+            None => height,
+        };
+        let size = |n: i64| usize::try_from(n).unwrap_or(usize::MAX);
+        let game = Game::new(size(height), size(width)).map_err(|_| {
+            PyValueError::new_err(format!(
+                "board size {height}x{width} is out of range: height and width must each be 1 to 25"
+            ))
+        })?;
+        Ok(Go { game })
+    }
+
+    /// The board as rows of `'.'`, `'x'` (black), `'o'` (white), top row first. A new list each time.
+    #[getter]
+    fn board<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let symbols = [intern!(py, "."), intern!(py, "x"), intern!(py, "o")];
+        let board = self.game.board();
+        let rows = (0..board.height()).map(|row| {
+            let cells = (0..board.width()).map(|col| symbols[board.stone(board.point(row, col)).map_or(0, |c| c as usize)]);
+            PyList::new(py, cells)
+        });
+        PyList::new(py, rows.collect::<PyResult<Vec<_>>>()?)
+    }
+
+    /// `{"height": h, "width": w}`.
+    #[getter]
+    fn size<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        dict.set_item(intern!(py, "height"), self.game.board().height())?;
+        dict.set_item(intern!(py, "width"), self.game.board().width())?;
+        Ok(dict)
+    }
+
+    /// `"black"` or `"white"`: the side to move.
+    #[getter]
+    fn turn<'py>(&self, py: Python<'py>) -> &Bound<'py, PyString> {
+        match self.game.to_move() {
+            Color::Black => intern!(py, "black"),
+            Color::White => intern!(py, "white"),
+        }
+    }
+
+    /// Plays each coordinate in turn for the side to move. If one is illegal it raises, and the
+    /// moves before it stay played.
+    #[pyo3(signature = (*coords))]
+    fn r#move(&mut self, coords: &Bound<'_, PyTuple>) -> PyResult<()> {
+        for coord in coords.iter() {
+            let p = point(self.game.board(), &coord)?;
+            self.game.play(p).map_err(to_py_err)?;
+        }
+        Ok(())
+    }
+
+    /// The side to move passes.
+    fn pass_turn(&mut self) {
+        self.game.pass();
+    }
+
+    /// Places `n` black handicap stones (9x9: up to 5; 13x13 and 19x19: up to 9) before the first turn.
+    fn handicap_stones(&mut self, n: &Bound<'_, PyAny>) -> PyResult<()> {
+        let stones = whole_number(n, "n")?;
+        self.game.place_handicap(stones).map_err(to_py_err)
+    }
+
+    /// `'x'`, `'o'` or `'.'` at a coordinate.
+    fn get_position<'py>(&self, py: Python<'py>, coord: &Bound<'py, PyAny>) -> PyResult<&Bound<'py, PyString>> {
+        let p = point(self.game.board(), coord)?;
+        Ok(match self.game.board().stone(p) {
+            None => intern!(py, "."),
+            Some(Color::Black) => intern!(py, "x"),
+            Some(Color::White) => intern!(py, "o"),
+        })
+    }
+
+    /// Undoes the last `n` turns (moves and passes).
+    fn rollback(&mut self, n: &Bound<'_, PyAny>) -> PyResult<()> {
+        let turns = whole_number(n, "n")?;
+        self.game.rollback(turns).map_err(to_py_err)
+    }
+
+    /// Back to an empty board of the same size, black to move, no history.
+    fn reset(&mut self) {
+        self.game.reset();
+    }
+
+    /// The number of turns (moves and passes) played and not rolled back.
+    #[getter]
+    fn move_number(&self) -> usize {
+        self.game.turns_played()
+    }
+
+    fn __str__(&self) -> String {
+        render(self.game.board())
+    }
+
+    fn __repr__(&self) -> String {
+        let board: &Board = self.game.board();
+        format!(
+            "<Go {}x{}, {} to move, {} turns played>",
+            board.height(),
+            board.width(),
+            self.game.to_move(),
+            self.game.turns_played()
+        )
+    }
+
+    fn __copy__(&self) -> Self {
+        self.clone()
+    }
+
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
+        self.clone()
+    }
+}
