@@ -235,7 +235,9 @@ impl Board {
         for (i, &n) in neighbours.iter().enumerate() {
             if self.cells[n as usize] == opponent
                 && self.liberties(n) == 1
-                && !neighbours[..i].iter().any(|&m| self.cells[m as usize] == opponent && self.same_chain(m, n))
+                && !neighbours[..i]
+                    .iter()
+                    .any(|&m| self.cells[m as usize] == opponent && self.same_chain(m, n))
             {
                 captured.extend(self.chain(n));
             }
@@ -282,8 +284,10 @@ impl Board {
 
         self.put_single_stone(p, color);
         let neighbours = self.neighbours(p);
-        self.chain_liberties[p as usize] =
-            neighbours.iter().filter(|&&n| self.cells[n as usize] == EMPTY).count() as u16;
+        self.chain_liberties[p as usize] = neighbours
+            .iter()
+            .filter(|&&n| self.cells[n as usize] == EMPTY)
+            .count() as u16;
 
         let mut captured_stones = 0;
         let mut captured_at = NO_POINT;
@@ -360,8 +364,11 @@ impl Board {
     pub fn place_stone(&mut self, p: Point, color: Color) {
         debug_assert!(self.is_empty(p));
         self.put_single_stone(p, color);
-        self.chain_liberties[p as usize] =
-            self.neighbours(p).iter().filter(|&&n| self.cells[n as usize] == EMPTY).count() as u16;
+        self.chain_liberties[p as usize] = self
+            .neighbours(p)
+            .iter()
+            .filter(|&&n| self.cells[n as usize] == EMPTY)
+            .count() as u16;
         self.remove_liberty_from_adjacent_chains(p, color.opponent());
         for n in self.neighbours(p) {
             if self.cells[n as usize] == color as u8 && !self.same_chain(n, p) {
@@ -378,7 +385,8 @@ impl Board {
 
     /// Whether any chain has no liberty (possible only in a position set up by hand).
     pub fn has_chain_without_liberties(&self) -> Option<Point> {
-        self.points().find(|&p| !self.is_empty(p) && self.liberties(p) == 0)
+        self.points()
+            .find(|&p| !self.is_empty(p) && self.liberties(p) == 0)
     }
 
     fn put_single_stone(&mut self, p: Point, color: Color) {

@@ -17,10 +17,16 @@ pub fn parse(text: &str, height: usize, width: usize) -> Result<(usize, usize), 
     let (digits, letter) = match bytes {
         [letter, digits @ ..] if letter.is_ascii_alphabetic() => (digits, *letter),
         [digits @ .., letter] if letter.is_ascii_alphabetic() => (digits, *letter),
-        _ => return Err(bad("expected a row number and a column letter, like '7A' or 'A7'")),
+        _ => {
+            return Err(bad(
+                "expected a row number and a column letter, like '7A' or 'A7'",
+            ))
+        }
     };
     if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
-        return Err(bad("expected a row number and a column letter, like '7A' or 'A7'"));
+        return Err(bad(
+            "expected a row number and a column letter, like '7A' or 'A7'",
+        ));
     }
     if digits[0] == b'0' {
         return Err(bad("rows are numbered from 1"));
@@ -33,14 +39,18 @@ pub fn parse(text: &str, height: usize, width: usize) -> Result<(usize, usize), 
     if col >= width {
         return Err(bad(&format!(
             "column {} is off a board of {width} columns (last is {})",
-            letter as char, COLUMN_LETTERS[width - 1] as char
+            letter as char,
+            COLUMN_LETTERS[width - 1] as char
         )));
     }
     // At most three digits reach here only as noise; anything past 25 is off every board.
     let number: usize = if digits.len() > 3 {
         usize::MAX
     } else {
-        std::str::from_utf8(digits).expect("ascii digits").parse().expect("digits")
+        std::str::from_utf8(digits)
+            .expect("ascii digits")
+            .parse()
+            .expect("digits")
     };
     if number > height {
         return Err(bad(&format!("row {number} is off a board of {height} rows")));
@@ -83,7 +93,25 @@ mod tests {
 
     #[test]
     fn malformed_and_off_board_coordinates_are_rejected() {
-        for text in ["0A", "10A", "1K", "3Z", "66", "5I", "IA", "A", "1", "", "A1A", " 1A", "1A ", "01A", "1AA", "99999999999999999999A", "１A"] {
+        for text in [
+            "0A",
+            "10A",
+            "1K",
+            "3Z",
+            "66",
+            "5I",
+            "IA",
+            "A",
+            "1",
+            "",
+            "A1A",
+            " 1A",
+            "1A ",
+            "01A",
+            "1AA",
+            "99999999999999999999A",
+            "１A",
+        ] {
             assert!(parse(text, 9, 9).is_err(), "{text:?} should be rejected");
         }
     }

@@ -22,7 +22,12 @@ pub fn render(board: &Board) -> String {
     for row in 0..board.height() {
         let number = board.height() - row;
         let cells: Vec<String> = (0..board.width())
-            .map(|col| board.stone(board.point(row, col)).map_or('.', |c| c.symbol()).to_string())
+            .map(|col| {
+                board
+                    .stone(board.point(row, col))
+                    .map_or('.', |c| c.symbol())
+                    .to_string()
+            })
             .collect();
         text += &format!("{number:>3} {} {number}\n", cells.join(" "));
     }

@@ -42,7 +42,8 @@ impl Go {
         let symbols = [intern!(py, "."), intern!(py, "x"), intern!(py, "o")];
         let board = self.game.board();
         let rows = (0..board.height()).map(|row| {
-            let cells = (0..board.width()).map(|col| symbols[board.stone(board.point(row, col)).map_or(0, |c| c as usize)]);
+            let cells = (0..board.width())
+                .map(|col| symbols[board.stone(board.point(row, col)).map_or(0, |c| c as usize)]);
             PyList::new(py, cells)
         });
         PyList::new(py, rows.collect::<PyResult<Vec<_>>>()?)
@@ -89,7 +90,11 @@ impl Go {
     }
 
     /// `'x'`, `'o'` or `'.'` at a coordinate.
-    fn get_position<'py>(&self, py: Python<'py>, coord: &Bound<'py, PyAny>) -> PyResult<&Bound<'py, PyString>> {
+    fn get_position<'py>(
+        &self,
+        py: Python<'py>,
+        coord: &Bound<'py, PyAny>,
+    ) -> PyResult<&Bound<'py, PyString>> {
         let p = point(self.game.board(), coord)?;
         Ok(match self.game.board().stone(p) {
             None => intern!(py, "."),

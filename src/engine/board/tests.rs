@@ -17,7 +17,11 @@ fn board(rows: &[&str]) -> Board {
 
 fn picture(b: &Board) -> Vec<String> {
     (0..b.height())
-        .map(|r| (0..b.width()).map(|c| b.stone(b.point(r, c)).map_or('.', |s| s.symbol())).collect())
+        .map(|r| {
+            (0..b.width())
+                .map(|c| b.stone(b.point(r, c)).map_or('.', |s| s.symbol()))
+                .collect()
+        })
         .collect()
 }
 
@@ -35,7 +39,11 @@ fn capture_removes_the_chain_and_gives_liberties_back() {
     let mut b = board(&[".xo..", "xo...", ".....", ".....", "....."]);
     let before = picture(&b);
     let record = b.play(b.point(1, 2), Color::Black).unwrap();
-    assert_eq!(b.stone(b.point(0, 2)), Some(Color::White), "the white corner-side stone keeps a liberty");
+    assert_eq!(
+        b.stone(b.point(0, 2)),
+        Some(Color::White),
+        "the white corner-side stone keeps a liberty"
+    );
     let record2 = b.play(b.point(0, 3), Color::Black).unwrap();
     assert_eq!(b.stone(b.point(0, 2)), None);
     assert_eq!(b.liberties(b.point(0, 1)), 2);
@@ -78,7 +86,10 @@ fn ko_forbids_the_immediate_retake_only() {
     b.play(b.point(1, 2), Color::Black).unwrap(); // black takes the white stone at (1,1)
     assert_eq!(b.stone(b.point(1, 1)), None);
     assert_eq!(b.ko_point(Color::White), Some(b.point(1, 1)));
-    assert_eq!(b.illegal_reason(b.point(1, 1), Color::White), Some(IllegalReason::Ko));
+    assert_eq!(
+        b.illegal_reason(b.point(1, 1), Color::White),
+        Some(IllegalReason::Ko)
+    );
     let pass = b.pass(Color::White);
     assert_eq!(b.ko_point(Color::White), None);
     b.undo(pass);
