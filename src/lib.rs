@@ -3,6 +3,7 @@
 
 pub mod corpus;
 pub mod engine;
+pub mod puzzle;
 
 #[cfg(feature = "python")]
 mod python;

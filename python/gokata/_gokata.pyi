@@ -1,15 +1,25 @@
 """Type stubs for the Rust extension module `gokata._gokata`."""
 
-from typing import Union, final
+from collections.abc import Sequence
+from typing import Literal, Union, final
 
 from typing_extensions import TypeAlias
 
-__all__ = ["Go", "IllegalMoveError", "__version__"]
+__all__ = ["Go", "IllegalMoveError", "__version__", "solve"]
 __version__: str
 
 _Coordinate: TypeAlias = Union[str, tuple[int, int]]
 """The kata form ``"7A"`` (row number, column letter), the GTP form ``"A7"``, or a 0-based
 ``(row, col)`` tuple indexing ``board``."""
+
+_Color: TypeAlias = Literal["black", "white", "b", "w", "x", "o", "Black", "White", "B", "W", "X", "O", "BLACK", "WHITE"]
+"""A colour; any case is accepted at run time."""
+
+_Rows: TypeAlias = Union[str, Sequence[str], Sequence[Sequence[str]]]
+"""A position: rows top first, each a str or a sequence of one-character strs; or one str of lines."""
+
+def solve(text: str) -> str:
+    """Solves the puzzle "A Game of Go": the final board lines, or ``NOT_VALID``."""
 
 class IllegalMoveError(ValueError):
     """A move that breaks the rules: occupied point, suicide or ko."""
@@ -31,6 +41,20 @@ class Go:
     @property
     def move_number(self) -> int:
         """Turns (moves and passes) played and not rolled back."""
+    @staticmethod
+    def from_board(rows: _Rows, turn: _Color | None = None, previous: _Rows | None = None) -> Go:
+        """A game from a position, with ``turn`` to play (default black); ``previous`` is the
+        position before the last move, which makes ko checkable from the first move."""
+    def play(self, color: _Color, coord: _Coordinate) -> None:
+        """``color`` plays at ``coord`` whoever's turn it is; then the other colour is to move."""
+    def is_legal(self, coord: _Coordinate, color: _Color | None = None) -> bool:
+        """Whether ``color`` (default: the side to move) may play at ``coord``."""
+    def illegal_reason(self, coord: _Coordinate, color: _Color | None = None) -> str | None:
+        """``"occupied"``, ``"suicide"``, ``"ko"``, ``"off-board"``, or ``None`` if legal."""
+    def legal_moves(self, color: _Color | None = None) -> list[str]:
+        """Every legal point for ``color``, kata form, row by row from the top."""
+    def captures(self, coord: _Coordinate, color: _Color | None = None) -> list[str]:
+        """The stones (kata form) a legal move at ``coord`` would capture."""
     def move(self, *coords: _Coordinate) -> None:
         """Plays each coordinate in turn for the side to move; raises on the first illegal one."""
     def pass_turn(self) -> None:

@@ -227,6 +227,12 @@ impl Board {
         true
     }
 
+    /// The points where `color` may play, row by row from the top.
+    pub fn legal_moves(&self, color: Color) -> impl Iterator<Item = Point> + '_ {
+        self.points()
+            .filter(move |&p| self.is_empty(p) && self.illegal_reason(p, color).is_none())
+    }
+
     /// The opponent stones a legal move of `color` at `p` would capture.
     pub fn captures(&self, p: Point, color: Color) -> Vec<Point> {
         let opponent = color.opponent() as u8;

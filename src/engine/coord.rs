@@ -13,6 +13,10 @@ pub fn parse(text: &str, height: usize, width: usize) -> Result<(usize, usize), 
         text: text.to_string(),
         problem: problem.to_string(),
     };
+    let off_board = |problem: String| GoError::OffBoard {
+        text: text.to_string(),
+        problem,
+    };
     let bytes = text.as_bytes();
     let (digits, letter) = match bytes {
         [letter, digits @ ..] if letter.is_ascii_alphabetic() => (digits, *letter),
@@ -28,8 +32,8 @@ pub fn parse(text: &str, height: usize, width: usize) -> Result<(usize, usize), 
             "expected a row number and a column letter, like '7A' or 'A7'",
         ));
     }
-    if digits[0] == b'0' {
-        return Err(bad("rows are numbered from 1"));
+    if digits[0] == b'0' && digits.len() > 1 {
+        return Err(bad("a row number has no leading zero"));
     }
     let letter = letter.to_ascii_uppercase();
     let col = COLUMN_LETTERS
@@ -37,23 +41,21 @@ pub fn parse(text: &str, height: usize, width: usize) -> Result<(usize, usize), 
         .position(|&c| c == letter)
         .ok_or_else(|| bad("there is no column I; columns are A-H, J-Z"))?;
     if col >= width {
-        return Err(bad(&format!(
-            "column {} is off a board of {width} columns (last is {})",
+        return Err(off_board(format!(
+            "column {} is past the last column {}",
             letter as char,
             COLUMN_LETTERS[width - 1] as char
         )));
     }
-    // At most three digits reach here only as noise; anything past 25 is off every board.
+    let digits = std::str::from_utf8(digits).expect("ascii digits");
+    // Past three digits a number is off every board (and might not fit in a usize).
     let number: usize = if digits.len() > 3 {
         usize::MAX
     } else {
-        std::str::from_utf8(digits)
-            .expect("ascii digits")
-            .parse()
-            .expect("digits")
+        digits.parse().expect("digits")
     };
-    if number > height {
-        return Err(bad(&format!("row {number} is off a board of {height} rows")));
+    if number == 0 || number > height {
+        return Err(off_board(format!("rows are 1 to {height}, not {digits}")));
     }
     Ok((height - number, col))
 }
@@ -68,9 +70,9 @@ pub fn check_indices(row: i64, col: i64, height: usize, width: usize) -> Result<
     if (0..height as i64).contains(&row) && (0..width as i64).contains(&col) {
         Ok((row as usize, col as usize))
     } else {
-        Err(GoError::Coordinate {
+        Err(GoError::OffBoard {
             text: format!("({row}, {col})"),
-            problem: format!("off a board of {height} rows and {width} columns (indices are 0-based)"),
+            problem: format!("0-based indices of a board of {height} rows and {width} columns"),
         })
     }
 }
@@ -113,6 +115,22 @@ mod tests {
             "１A",
         ] {
             assert!(parse(text, 9, 9).is_err(), "{text:?} should be rejected");
+        }
+    }
+
+    #[test]
+    fn well_formed_points_past_the_edge_are_off_board() {
+        for text in ["0A", "10A", "1K", "3Z", "Z3", "a10", "999A"] {
+            assert!(
+                matches!(parse(text, 9, 9), Err(GoError::OffBoard { .. })),
+                "{text:?}"
+            );
+        }
+        for text in ["5I", "IA", "66", "01A"] {
+            assert!(
+                matches!(parse(text, 9, 9), Err(GoError::Coordinate { .. })),
+                "{text:?}"
+            );
         }
     }
 

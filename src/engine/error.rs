@@ -49,6 +49,9 @@ pub enum GoError {
     #[error("invalid coordinate {text:?}: {problem}")]
     Coordinate { text: String, problem: String },
 
+    #[error("coordinate {text:?} is off the board: {problem}")]
+    OffBoard { text: String, problem: String },
+
     #[error("illegal move {coord} for {color}: {reason}")]
     IllegalMove {
         coord: String,
@@ -67,4 +70,7 @@ pub enum GoError {
 
     #[error("invalid position: {0}")]
     Position(String),
+
+    #[error("malformed puzzle input: {0}")]
+    PuzzleInput(String),
 }

@@ -3,7 +3,7 @@
 use super::board::{Board, MoveRecord, Point};
 use super::color::Color;
 use super::coord;
-use super::error::GoError;
+use super::error::{GoError, IllegalReason};
 use super::handicap::handicap_points;
 
 /// One turn on record: the board's undo record and who was to move before it.
@@ -68,14 +68,24 @@ impl Game {
                 self.push_turn(record);
                 Ok(())
             }
-            Err(reason) => {
-                let (row, col) = self.board.row_col(p);
-                Err(GoError::IllegalMove {
-                    coord: coord::format(row, col, self.board.height()),
-                    color: color.name(),
-                    reason,
-                })
-            }
+            Err(reason) => Err(self.illegal_move(color, p, reason)),
+        }
+    }
+
+    /// Whether `color` may play at `p`, with the error `play_as` would give.
+    pub fn check_move(&self, color: Color, p: Point) -> Result<(), GoError> {
+        match self.board.illegal_reason(p, color) {
+            None => Ok(()),
+            Some(reason) => Err(self.illegal_move(color, p, reason)),
+        }
+    }
+
+    fn illegal_move(&self, color: Color, p: Point, reason: IllegalReason) -> GoError {
+        let (row, col) = self.board.row_col(p);
+        GoError::IllegalMove {
+            coord: coord::format(row, col, self.board.height()),
+            color: color.name(),
+            reason,
         }
     }
 

@@ -6,6 +6,7 @@ pub mod coord;
 mod error;
 mod game;
 mod handicap;
+mod position;
 mod render;
 
 pub use board::{Board, MoveRecord, Point, MAX_SIDE};
@@ -13,4 +14,5 @@ pub use color::Color;
 pub use error::{GoError, IllegalReason};
 pub use game::Game;
 pub use handicap::handicap_points;
+pub use position::{game_from_position, parse_board, ALPHABET_HELP};
 pub use render::render;

@@ -1,11 +1,11 @@
-//! Reading Python arguments: whole numbers and coordinates.
+//! Reading Python arguments: whole numbers, colours, coordinates and positions.
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt, PyString, PyTuple};
 
 use super::errors::to_py_err;
-use crate::engine::{coord, Board, Point};
+use crate::engine::{coord, Board, Color, GoError, Point};
 
 /// An `int` argument (not a `bool`, not a float), as `i64`.
 pub fn whole_number(value: &Bound<'_, PyAny>, name: &str) -> PyResult<i64> {
@@ -20,25 +20,113 @@ pub fn whole_number(value: &Bound<'_, PyAny>, name: &str) -> PyResult<i64> {
         .map_err(|_| PyValueError::new_err(format!("{name} is out of range: {value}")))
 }
 
+/// A colour: `"black"`/`"white"`, `"b"`/`"w"` or `"x"`/`"o"`, in any case.
+pub fn color(value: &Bound<'_, PyAny>) -> PyResult<Color> {
+    let text = value.cast::<PyString>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "a colour must be a str such as 'black' or 'white', not {}",
+            value
+                .get_type()
+                .name()
+                .map_or_else(|_| "?".to_string(), |n| n.to_string())
+        ))
+    })?;
+    text.to_str()?.parse().map_err(to_py_err)
+}
+
+/// The given colour, or the side to move when it is `None`.
+pub fn color_or(value: Option<&Bound<'_, PyAny>>, default: Color) -> PyResult<Color> {
+    value.map_or(Ok(default), color)
+}
+
 /// A coordinate: the kata form `"7A"`, the GTP form `"A7"`, or a 0-based `(row, col)` tuple.
 pub fn point(board: &Board, value: &Bound<'_, PyAny>) -> PyResult<Point> {
+    point_or_error(board, value)?.map_err(to_py_err)
+}
+
+/// Like [`point`], but a well-formed coordinate off the board is an engine error to inspect
+/// (`Ok(Err(GoError::OffBoard))`) rather than a raised exception.
+pub fn point_or_error(board: &Board, value: &Bound<'_, PyAny>) -> PyResult<Result<Point, GoError>> {
     let (height, width) = (board.height(), board.width());
-    let (row, col) = if let Ok(text) = value.cast::<PyString>() {
-        coord::parse(text.to_str()?, height, width).map_err(to_py_err)?
+    let row_col = if let Ok(text) = value.cast::<PyString>() {
+        coord::parse(text.to_str()?, height, width)
     } else if let Ok(pair) = value.cast::<PyTuple>() {
         if pair.len() != 2 {
             return Err(PyValueError::new_err(format!(
-                "a coordinate tuple must be (row, col), not {value}"
+                "a coordinate tuple is (row, col), not {value}"
             )));
         }
         let row = whole_number(&pair.get_item(0)?, "row")?;
         let col = whole_number(&pair.get_item(1)?, "col")?;
-        coord::check_indices(row, col, height, width).map_err(to_py_err)?
+        coord::check_indices(row, col, height, width)
     } else {
         return Err(PyTypeError::new_err(format!(
             "a coordinate must be a str like '7A' or 'A7', or a (row, col) tuple, not {}",
             value.get_type().name()?
         )));
     };
-    Ok(board.point(row, col))
+    match row_col {
+        Ok((row, col)) => Ok(Ok(board.point(row, col))),
+        Err(off_board @ GoError::OffBoard { .. }) => Ok(Err(off_board)),
+        Err(malformed) => Err(to_py_err(malformed)),
+    }
+}
+
+/// A position: a sequence of rows, each a str or a sequence of one-character strs, top row
+/// first; or one str of lines.
+pub fn position_rows(value: &Bound<'_, PyAny>, name: &str) -> PyResult<Vec<Vec<char>>> {
+    if let Ok(text) = value.cast::<PyString>() {
+        let text = text.to_str()?;
+        return Ok(text
+            .lines()
+            .map(str::trim)
+            .filter(|line| !line.is_empty())
+            .map(|line| line.chars().collect())
+            .collect());
+    }
+    let not_rows = || {
+        PyTypeError::new_err(format!(
+            "{name} must be a sequence of rows (strs or lists of one-character strs), not {}",
+            value
+                .get_type()
+                .name()
+                .map_or_else(|_| "?".to_string(), |n| n.to_string())
+        ))
+    };
+    let mut rows = Vec::new();
+    for (r, row) in value.try_iter().map_err(|_| not_rows())?.enumerate() {
+        let row = row?;
+        if let Ok(text) = row.cast::<PyString>() {
+            rows.push(text.to_str()?.chars().collect());
+            continue;
+        }
+        let cells_iter = row.try_iter().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "{name}: row {} must be a str or a sequence of one-character strs, not {}",
+                r + 1,
+                row.get_type()
+                    .name()
+                    .map_or_else(|_| "?".to_string(), |n| n.to_string())
+            ))
+        })?;
+        let mut cells = Vec::new();
+        for (c, cell) in cells_iter.enumerate() {
+            let cell = cell?;
+            let one_char = cell.cast::<PyString>().ok().and_then(|s| {
+                let text = s.to_str().ok()?;
+                let mut chars = text.chars();
+                chars.next().filter(|_| chars.next().is_none())
+            });
+            cells.push(one_char.ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "{name}: row {} column {} must be a one-character str, not {}",
+                    r + 1,
+                    c + 1,
+                    cell.repr().map_or_else(|_| "?".to_string(), |s| s.to_string())
+                ))
+            })?);
+        }
+        rows.push(cells);
+    }
+    Ok(rows)
 }

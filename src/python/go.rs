@@ -5,9 +5,9 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
-use super::arguments::{point, whole_number};
+use super::arguments::{color, color_or, point, point_or_error, position_rows, whole_number};
 use super::errors::to_py_err;
-use crate::engine::{render, Board, Color, Game};
+use crate::engine::{coord, game_from_position, render, Board, Color, Game, Point};
 
 /// A game of Go under the kata's rules. Coordinates are row number then column letter
 /// (`"7A"`; row 1 is the bottom row, there is no column I), or `"A7"`, or a `(row, col)` tuple.
@@ -78,6 +78,73 @@ impl Go {
         Ok(())
     }
 
+    /// A game from a position: `rows` top row first, each a str or a list of one-character
+    /// strs, with `.` `-` `+` for empty, `x` `X` `B` `b` `#` for black, `o` `O` `W` `w` for white.
+    /// `previous`, the position before the last move, makes ko checkable from the first move.
+    #[staticmethod]
+    #[pyo3(signature = (rows, turn = None, previous = None))]
+    fn from_board(
+        rows: &Bound<'_, PyAny>,
+        turn: Option<&Bound<'_, PyAny>>,
+        previous: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let rows = position_rows(rows, "rows")?;
+        let to_move = color_or(turn, Color::Black)?;
+        let previous = previous.map(|p| position_rows(p, "previous")).transpose()?;
+        let game = game_from_position(&rows, to_move, previous.as_deref()).map_err(to_py_err)?;
+        Ok(Go { game })
+    }
+
+    /// `color` plays at `coord`, whoever's turn it is; then the other colour is to move.
+    fn play(&mut self, color: &Bound<'_, PyAny>, coord: &Bound<'_, PyAny>) -> PyResult<()> {
+        let color = self::color(color)?;
+        let p = point(self.game.board(), coord)?;
+        self.game.play_as(color, p).map_err(to_py_err)
+    }
+
+    /// Whether `color` (default: the side to move) may play at `coord`. Off the board is `False`.
+    #[pyo3(signature = (coord, color = None))]
+    fn is_legal(&self, coord: &Bound<'_, PyAny>, color: Option<&Bound<'_, PyAny>>) -> PyResult<bool> {
+        Ok(self.illegal_reason(coord, color)?.is_none())
+    }
+
+    /// Why `color` (default: the side to move) may not play at `coord`: `"occupied"`,
+    /// `"suicide"`, `"ko"` or `"off-board"`; `None` when the move is legal.
+    #[pyo3(signature = (coord, color = None))]
+    fn illegal_reason(
+        &self,
+        coord: &Bound<'_, PyAny>,
+        color: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Option<&'static str>> {
+        let color = color_or(color, self.game.to_move())?;
+        Ok(match point_or_error(self.game.board(), coord)? {
+            Ok(p) => self.game.board().illegal_reason(p, color).map(|r| r.name()),
+            Err(_) => Some("off-board"),
+        })
+    }
+
+    /// Every point where `color` (default: the side to move) may play, in the kata form, row by
+    /// row from the top.
+    #[pyo3(signature = (color = None))]
+    fn legal_moves(&self, color: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<String>> {
+        let color = color_or(color, self.game.to_move())?;
+        let board = self.game.board();
+        Ok(board.legal_moves(color).map(|p| self.kata_coord(p)).collect())
+    }
+
+    /// The stones, in the kata form, that a move of `color` (default: the side to move) at
+    /// `coord` would capture. Raises `IllegalMoveError` if the move is illegal.
+    #[pyo3(signature = (coord, color = None))]
+    fn captures(&self, coord: &Bound<'_, PyAny>, color: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<String>> {
+        let color = color_or(color, self.game.to_move())?;
+        let board = self.game.board();
+        let p = point(board, coord)?;
+        self.game.check_move(color, p).map_err(to_py_err)?;
+        let mut captured = board.captures(p, color);
+        captured.sort_unstable();
+        Ok(captured.into_iter().map(|q| self.kata_coord(q)).collect())
+    }
+
     /// The side to move passes.
     fn pass_turn(&mut self) {
         self.game.pass();
@@ -141,5 +208,13 @@ impl Go {
 
     fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
         self.clone()
+    }
+}
+
+impl Go {
+    fn kata_coord(&self, p: Point) -> String {
+        let board = self.game.board();
+        let (row, col) = board.row_col(p);
+        coord::format(row, col, board.height())
     }
 }
