@@ -4,19 +4,7 @@
 mod reference;
 
 use gokata::engine::{Color, Game, IllegalReason};
-use reference::{NaiveBoard, NaiveGame};
-
-/// xorshift64*: enough randomness for test games, and reproducible.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n
-    }
-}
+use reference::{NaiveBoard, NaiveGame, Rng};
 
 fn color_code(color: Color) -> u8 {
     color as u8

@@ -1,0 +1,83 @@
+//! A position set up from text, with the position before the last move, must answer every
+//! legality question exactly as the game that reached it by play.
+
+mod reference;
+
+use gokata::engine::{game_from_position, Board, Color, Game};
+use reference::Rng;
+
+fn rows(board: &Board) -> Vec<Vec<char>> {
+    (0..board.height())
+        .map(|r| {
+            (0..board.width())
+                .map(|c| board.stone(board.point(r, c)).map_or('.', Color::symbol))
+                .collect()
+        })
+        .collect()
+}
+
+fn assert_same_answers(played: &Game, set_up: &Game, context: &str) {
+    let (a, b) = (played.board(), set_up.board());
+    assert_eq!(rows(a), rows(b), "{context}");
+    for p in a.points() {
+        for color in [Color::Black, Color::White] {
+            assert_eq!(
+                a.illegal_reason(p, color),
+                b.illegal_reason(p, color),
+                "{context}: {color} at {p}"
+            );
+        }
+    }
+}
+
+#[test]
+fn set_up_positions_know_the_ko_that_play_created() {
+    let mut kos_seen = 0;
+    for seed in 1..400u64 {
+        let size = 2 + (seed as usize % 5);
+        let mut rng = Rng(seed * 7919);
+        let mut game = Game::new(size, size).unwrap();
+        let mut before_last = rows(game.board());
+        for step in 0..120 {
+            let current = rows(game.board());
+            let p = game.board().point(rng.below(size), rng.below(size));
+            if rng.below(10) == 0 {
+                game.pass();
+            } else if game.play(p).is_err() {
+                continue;
+            }
+            before_last = current;
+            let to_move = game.to_move();
+            let set_up = game_from_position(&rows(game.board()), to_move, Some(&before_last)).unwrap();
+            kos_seen += usize::from(game.board().ko_point(to_move).is_some());
+            assert_same_answers(&game, &set_up, &format!("seed {seed} step {step}"));
+        }
+    }
+    assert!(
+        kos_seen > 50,
+        "the random games should reach ko often, saw {kos_seen}"
+    );
+}
+
+#[test]
+fn previous_position_not_one_move_away_bans_nothing_it_cannot_repeat() {
+    // Black just took the white stone at 3B: white's retake repeats `ko_previous`...
+    let current = [".xo.", "x.xo", ".xo.", "...."].map(|r| r.chars().collect::<Vec<_>>());
+    let ko_previous = [".xo.", "xo.o", ".xo.", "...."].map(|r| r.chars().collect::<Vec<_>>());
+    let game = game_from_position(&current, Color::White, Some(&ko_previous)).unwrap();
+    assert_eq!(
+        game.board().ko_point(Color::White),
+        Some(game.board().point(1, 1))
+    );
+    // ...but not a previous position that also differs elsewhere.
+    let other_previous = [".xo.", "xo.o", ".xo.", "...x"].map(|r| r.chars().collect::<Vec<_>>());
+    let game = game_from_position(&current, Color::White, Some(&other_previous)).unwrap();
+    assert_eq!(game.board().ko_point(Color::White), None);
+}
+
+#[test]
+fn a_previous_position_of_another_size_is_an_error() {
+    let current = ["...", "...", "..."].map(|r| r.chars().collect::<Vec<_>>());
+    let previous = ["..", ".."].map(|r| r.chars().collect::<Vec<_>>());
+    assert!(game_from_position(&current, Color::Black, Some(&previous)).is_err());
+}
