@@ -3,18 +3,19 @@
 //! Layout (as in KataGo's `board.cpp`): a padded one-dimensional array with one wall column
 //! shared between the right edge of a row and the left edge of the next, and a wall row above
 //! and below, so the four neighbours of any point are `p - 1`, `p + 1`, `p - stride` and
-//! `p + stride` with no bounds test. Each chain is a circular linked list of its stones with a
+//! `p + stride`, and its diagonals `p ± stride ± 1`, with no bounds test. Each chain is a circular linked list of its stones with a
 //! head; the head holds the chain's stone count and its exact number of liberties. Undo records
 //! are a few bytes: captured chains are refilled by flood fill from the recorded directions,
 //! since a captured chain leaves an empty region bounded by the capturer's stones.
 
 use super::color::Color;
 use super::error::{GoError, IllegalReason};
+use super::rng::Rng;
 
 /// The largest height or width of a board.
 pub const MAX_SIDE: usize = 25;
 const MAX_STRIDE: usize = MAX_SIDE + 1;
-const ARRAY_LEN: usize = (MAX_SIDE + 2) * MAX_STRIDE;
+const ARRAY_LEN: usize = (MAX_SIDE + 2) * MAX_STRIDE + 1;
 const MAX_POINTS: usize = MAX_SIDE * MAX_SIDE;
 
 /// An index into the padded array. `0` is a wall, never a playable point, and stands for "no point".
@@ -118,14 +119,14 @@ impl Board {
     #[inline]
     pub fn point(&self, row: usize, col: usize) -> Point {
         debug_assert!(row < self.height && col < self.width);
-        ((row + 1) * self.stride + col) as Point
+        ((row + 1) * self.stride + col + 1) as Point
     }
 
     /// The `(row, col)` of a point, inverse of [`Board::point`].
     #[inline]
     pub fn row_col(&self, p: Point) -> (usize, usize) {
         let p = p as usize;
-        (p / self.stride - 1, p % self.stride)
+        (p / self.stride - 1, p % self.stride - 1)
     }
 
     /// Every point of the board, row by row from the top.
@@ -231,6 +232,55 @@ impl Board {
     pub fn legal_moves(&self, color: Color) -> impl Iterator<Item = Point> + '_ {
         self.points()
             .filter(move |&p| self.is_empty(p) && self.illegal_reason(p, color).is_none())
+    }
+
+    /// A uniformly random legal move of `color` that does not fill its own simple eye, or
+    /// `None` if there is none. Candidates are drawn without replacement from the empty-point
+    /// list, which only reorders it.
+    #[inline]
+    pub fn random_light_move(&mut self, color: Color, rng: &mut Rng) -> Option<Point> {
+        let mut candidates = self.empty_count;
+        while candidates > 0 {
+            let i = rng.below(candidates);
+            let p = self.empty_points[i];
+            if !self.is_simple_eye(p, color) && self.illegal_reason(p, color).is_none() {
+                return Some(p);
+            }
+            candidates -= 1;
+            self.swap_empty_slots(i, candidates);
+        }
+        None
+    }
+
+    /// Whether the empty point `p` is a simple eye of `color`, as light playouts define it
+    /// (libego, Pachi): every neighbour is a `color` stone or the edge, and it is not a false
+    /// eye: at most one diagonal is an opponent stone, none if `p` is on the edge.
+    #[inline]
+    pub fn is_simple_eye(&self, p: Point, color: Color) -> bool {
+        let own = color as u8;
+        if !self
+            .neighbours(p)
+            .iter()
+            .all(|&n| self.cells[n as usize] == own || self.cells[n as usize] == WALL)
+        {
+            return false;
+        }
+        let s = self.stride as Point;
+        let opponent = color.opponent() as u8;
+        let (mut opponents, mut on_edge) = (0, 0);
+        for d in [p - s - 1, p - s + 1, p + s - 1, p + s + 1] {
+            let cell = self.cells[d as usize];
+            opponents += u8::from(cell == opponent);
+            on_edge |= u8::from(cell == WALL);
+        }
+        opponents + on_edge < 2
+    }
+
+    /// The neighbours of `p` that are on the board.
+    pub fn on_board_neighbours(&self, p: Point) -> impl Iterator<Item = Point> + '_ {
+        self.neighbours(p)
+            .into_iter()
+            .filter(|&n| self.cells[n as usize] != WALL)
     }
 
     /// The opponent stones a legal move of `color` at `p` would capture.
@@ -568,6 +618,12 @@ impl Board {
         }
         self.chain_stones[head as usize] = members.len() as u16;
         self.chain_liberties[head as usize] = liberties;
+    }
+
+    fn swap_empty_slots(&mut self, i: usize, j: usize) {
+        self.empty_points.swap(i, j);
+        self.empty_slot[self.empty_points[i] as usize] = i as u16;
+        self.empty_slot[self.empty_points[j] as usize] = j as u16;
     }
 
     #[inline]

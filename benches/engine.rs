@@ -1,0 +1,179 @@
+//! Engine speed, in the figures Go engines are compared on. Run: `cargo bench --bench engine`.
+//!
+//! - corpus replay: ns per move replaying the shared random games (every final board checked
+//!   first), with a naive flood-fill board replaying the same games as the in-run baseline;
+//! - light random playouts per second from the empty board;
+//! - ns per legality check over every empty point of positions sampled from the corpus.
+//!
+//! Targets (issue 4), against published native boards measured on this machine type:
+//! replay <= 60 ns/move (KataGo 63-71), playouts > 100k/s on 9x9 and > 25k/s on 19x19
+//! (libego 89.5k/s and 20.8k/s).
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use gokata::corpus::{Corpus, RecordedGame};
+use gokata::engine::{default_max_moves, playout, Board, Color, Game, Rng};
+
+#[path = "../tests/reference/mod.rs"]
+#[allow(dead_code)]
+mod reference;
+
+fn load(name: &str) -> Corpus {
+    let corpus = Corpus::load(name).unwrap_or_else(|e| panic!("the benchmark needs the shared corpus: {e}"));
+    for (number, recorded) in corpus.games.iter().enumerate() {
+        let game = replay(corpus.size, recorded);
+        let board = game.board();
+        let digits: Vec<u8> = board
+            .points()
+            .map(|p| board.stone(p).map_or(0, |c| c as u8))
+            .collect();
+        assert_eq!(
+            digits, recorded.final_board,
+            "{name} game {number}: wrong final board"
+        );
+    }
+    corpus
+}
+
+fn replay(size: usize, recorded: &RecordedGame) -> Game {
+    let mut game = Game::new(size, size).unwrap();
+    for m in &recorded.moves {
+        match *m {
+            Some((row, col)) => {
+                let p = game.board().point(row, col);
+                game.play(p).expect("corpus moves are legal");
+            }
+            None => game.pass(),
+        }
+    }
+    game
+}
+
+fn naive_replay(size: usize, recorded: &RecordedGame) -> reference::NaiveGame {
+    let mut game = reference::NaiveGame::new(size, size);
+    for m in &recorded.moves {
+        match *m {
+            Some((row, col)) => game.play(row * size + col).expect("corpus moves are legal"),
+            None => game.pass(),
+        }
+    }
+    game
+}
+
+/// Times `work` and reports the time per unit: `work` returns how many units it did.
+fn per_unit(iters: u64, mut work: impl FnMut() -> usize) -> Duration {
+    let mut units = 0;
+    let start = Instant::now();
+    for _ in 0..iters {
+        units += work();
+    }
+    start.elapsed().mul_f64(iters as f64 / units as f64)
+}
+
+fn corpus_replay(c: &mut Criterion) {
+    let mut group = c.benchmark_group("corpus replay, time per move (target <= 60 ns)");
+    for name in ["random-9x9.txt", "random-19x19.txt"] {
+        let corpus = load(name);
+        let moves = corpus.move_count();
+        group.bench_function(format!("gokata {}x{}", corpus.size, corpus.size), |b| {
+            b.iter_custom(|iters| {
+                per_unit(iters, || {
+                    for recorded in &corpus.games {
+                        black_box(replay(corpus.size, black_box(recorded)));
+                    }
+                    moves
+                })
+            })
+        });
+        group.bench_function(
+            format!("naive flood-fill baseline {}x{}", corpus.size, corpus.size),
+            |b| {
+                b.iter_custom(|iters| {
+                    per_unit(iters, || {
+                        for recorded in corpus.games.iter().take(4) {
+                            black_box(naive_replay(corpus.size, black_box(recorded)));
+                        }
+                        corpus.games.iter().take(4).map(|g| g.moves.len()).sum()
+                    })
+                })
+            },
+        );
+    }
+    group.finish();
+}
+
+fn playouts(c: &mut Criterion) {
+    let mut group =
+        c.benchmark_group("light playouts from the empty board (target > 100k/s 9x9, > 25k/s 19x19)");
+    group.throughput(Throughput::Elements(1));
+    for size in [9, 19] {
+        let empty = Board::new(size, size).unwrap();
+        let max_moves = default_max_moves(&empty);
+        let mut rng = Rng::new(2026);
+        group.bench_function(format!("{size}x{size}"), |b| {
+            b.iter(|| {
+                let mut board = empty.clone();
+                black_box(playout(&mut board, Color::Black, false, max_moves, 0.5, &mut rng))
+            })
+        });
+    }
+    group.finish();
+}
+
+/// Positions every 10 moves of every corpus game, with the side to move.
+fn sampled_positions(corpus: &Corpus) -> Vec<(Board, Color)> {
+    let mut positions = Vec::new();
+    for recorded in &corpus.games {
+        let mut game = Game::new(corpus.size, corpus.size).unwrap();
+        for (turn, m) in recorded.moves.iter().enumerate() {
+            if turn % 10 == 0 {
+                positions.push((game.board().clone(), game.to_move()));
+            }
+            match *m {
+                Some((row, col)) => game.play(game.board().point(row, col)).unwrap(),
+                None => game.pass(),
+            }
+        }
+    }
+    positions
+}
+
+fn legality(c: &mut Criterion) {
+    let mut group = c.benchmark_group("legality check, time per empty point");
+    for name in ["random-9x9.txt", "random-19x19.txt"] {
+        let corpus = load(name);
+        let positions = sampled_positions(&corpus);
+        group.bench_function(format!("{}x{}", corpus.size, corpus.size), |b| {
+            b.iter_custom(|iters| {
+                per_unit(iters, || {
+                    let mut checks = 0;
+                    for (board, color) in &positions {
+                        for &p in board.empty_points() {
+                            black_box(board.illegal_reason(black_box(p), *color));
+                        }
+                        checks += board.empty_points().len();
+                    }
+                    checks
+                })
+            })
+        });
+    }
+    group.finish();
+}
+
+fn config() -> Criterion {
+    println!("memory per recorded turn: {} bytes", Game::BYTES_PER_TURN);
+    Criterion::default()
+        .sample_size(20)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = corpus_replay, playouts, legality
+}
+criterion_main!(benches);

@@ -1,0 +1,53 @@
+//! Light random playouts: each move uniformly random among the legal moves that do not fill
+//! the mover's own simple eye; a pass when none is left; the end at two passes in a row or at
+//! a move cap.
+
+use super::board::Board;
+use super::color::Color;
+use super::rng::Rng;
+use super::score::{area_score, Score};
+
+/// How a playout ended.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PlayoutResult {
+    /// Moves and passes played.
+    pub moves: u32,
+    pub score: Score,
+}
+
+/// The default cap on a playout's length: three moves per point.
+pub fn default_max_moves(board: &Board) -> u32 {
+    3 * (board.height() * board.width()) as u32
+}
+
+/// Plays a light playout on `board` (changed in place: pass a copy) with `to_move` first,
+/// `previous_was_pass` saying whether the turn before it was a pass.
+pub fn playout(
+    board: &mut Board,
+    mut to_move: Color,
+    mut previous_was_pass: bool,
+    max_moves: u32,
+    komi: f64,
+    rng: &mut Rng,
+) -> PlayoutResult {
+    let mut moves = 0;
+    while moves < max_moves {
+        moves += 1;
+        match board.random_light_move(to_move, rng) {
+            Some(p) => {
+                board.play_legal(p, to_move);
+                previous_was_pass = false;
+            }
+            None if previous_was_pass => break,
+            None => {
+                board.pass(to_move);
+                previous_was_pass = true;
+            }
+        }
+        to_move = to_move.opponent();
+    }
+    PlayoutResult {
+        moves,
+        score: area_score(board, komi),
+    }
+}
