@@ -15,7 +15,10 @@ use super::rng::Rng;
 /// The largest height or width of a board.
 pub const MAX_SIDE: usize = 25;
 const MAX_STRIDE: usize = MAX_SIDE + 1;
-const ARRAY_LEN: usize = (MAX_SIDE + 2) * MAX_STRIDE + 1;
+/// Arrays are a power of two longer than the padded board needs, (25 + 2) * 26 + 1 = 703, so
+/// that indexing with `p & (ARRAY_LEN - 1)` needs no bounds check: see [`ix`].
+const ARRAY_LEN: usize = 1024;
+const _: () = assert!((MAX_SIDE + 2) * MAX_STRIDE < ARRAY_LEN);
 const MAX_POINTS: usize = MAX_SIDE * MAX_SIDE;
 
 /// An index into the padded array. `0` is a wall, never a playable point, and stands for "no point".
@@ -24,6 +27,13 @@ const NO_POINT: Point = 0;
 
 const EMPTY: u8 = 0;
 const WALL: u8 = 3;
+
+/// The array index of a point. Masking is the identity for every real point and lets the
+/// compiler drop bounds checks on the hot path.
+#[inline(always)]
+fn ix(p: Point) -> usize {
+    p as usize & (ARRAY_LEN - 1)
+}
 
 /// Where ko forbids a move, and for whom.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,7 +110,7 @@ impl Board {
         for row in 0..height {
             for col in 0..width {
                 let p = board.point(row, col);
-                board.cells[p as usize] = EMPTY;
+                board.cells[ix(p)] = EMPTY;
                 board.add_empty(p);
             }
         }
@@ -137,7 +147,7 @@ impl Board {
     /// The stone on a point, `None` if it is empty.
     #[inline]
     pub fn stone(&self, p: Point) -> Option<Color> {
-        match self.cells[p as usize] {
+        match self.cells[ix(p)] {
             1 => Some(Color::Black),
             2 => Some(Color::White),
             _ => None,
@@ -146,7 +156,7 @@ impl Board {
 
     #[inline]
     pub fn is_empty(&self, p: Point) -> bool {
-        self.cells[p as usize] == EMPTY
+        self.cells[ix(p)] == EMPTY
     }
 
     pub fn stone_count(&self, color: Color) -> usize {
@@ -161,7 +171,7 @@ impl Board {
     /// Liberties of the chain through `p` (which must hold a stone).
     #[inline]
     pub fn liberties(&self, p: Point) -> usize {
-        self.chain_liberties[self.chain_head[p as usize] as usize] as usize
+        self.chain_liberties[ix(self.chain_head[ix(p)])] as usize
     }
 
     /// The stones of the chain through `p` (which must hold a stone).
@@ -170,7 +180,7 @@ impl Board {
         let mut s = p;
         loop {
             stones.push(s);
-            s = self.next_stone[s as usize];
+            s = self.next_stone[ix(s)];
             if s == p {
                 return stones;
             }
@@ -190,7 +200,7 @@ impl Board {
 
     #[inline(always)]
     fn same_chain(&self, a: Point, b: Point) -> bool {
-        self.chain_head[a as usize] == self.chain_head[b as usize]
+        self.chain_head[ix(a)] == self.chain_head[ix(b)]
     }
 
     /// Why `color` may not play at `p`, or `None` when the move is legal. `p` must be on the board.
@@ -212,7 +222,7 @@ impl Board {
     fn is_suicide(&self, p: Point, color: Color) -> bool {
         let own = color as u8;
         for n in self.neighbours(p) {
-            let cell = self.cells[n as usize];
+            let cell = self.cells[ix(n)];
             if cell == EMPTY {
                 return false;
             }
@@ -261,7 +271,7 @@ impl Board {
         if !self
             .neighbours(p)
             .iter()
-            .all(|&n| self.cells[n as usize] == own || self.cells[n as usize] == WALL)
+            .all(|&n| self.cells[ix(n)] == own || self.cells[ix(n)] == WALL)
         {
             return false;
         }
@@ -269,7 +279,7 @@ impl Board {
         let opponent = color.opponent() as u8;
         let (mut opponents, mut on_edge) = (0, 0);
         for d in [p - s - 1, p - s + 1, p + s - 1, p + s + 1] {
-            let cell = self.cells[d as usize];
+            let cell = self.cells[ix(d)];
             opponents += u8::from(cell == opponent);
             on_edge |= u8::from(cell == WALL);
         }
@@ -280,7 +290,7 @@ impl Board {
     pub fn on_board_neighbours(&self, p: Point) -> impl Iterator<Item = Point> + '_ {
         self.neighbours(p)
             .into_iter()
-            .filter(|&n| self.cells[n as usize] != WALL)
+            .filter(|&n| self.cells[ix(n)] != WALL)
     }
 
     /// The opponent stones a legal move of `color` at `p` would capture.
@@ -289,11 +299,11 @@ impl Board {
         let mut captured = Vec::new();
         let neighbours = self.neighbours(p);
         for (i, &n) in neighbours.iter().enumerate() {
-            if self.cells[n as usize] == opponent
+            if self.cells[ix(n)] == opponent
                 && self.liberties(n) == 1
                 && !neighbours[..i]
                     .iter()
-                    .any(|&m| self.cells[m as usize] == opponent && self.same_chain(m, n))
+                    .any(|&m| self.cells[ix(m)] == opponent && self.same_chain(m, n))
             {
                 captured.extend(self.chain(n));
             }
@@ -340,28 +350,26 @@ impl Board {
 
         self.put_single_stone(p, color);
         let neighbours = self.neighbours(p);
-        self.chain_liberties[p as usize] = neighbours
-            .iter()
-            .filter(|&&n| self.cells[n as usize] == EMPTY)
-            .count() as u16;
+        self.chain_liberties[ix(p)] =
+            neighbours.iter().filter(|&&n| self.cells[ix(n)] == EMPTY).count() as u16;
 
         let mut captured_stones = 0;
         let mut captured_at = NO_POINT;
         for (i, &n) in neighbours.iter().enumerate() {
-            let cell = self.cells[n as usize];
+            let cell = self.cells[ix(n)];
             if cell == own {
                 if !self.same_chain(n, p) {
-                    self.chain_liberties[self.chain_head[n as usize] as usize] -= 1;
+                    self.chain_liberties[ix(self.chain_head[ix(n)])] -= 1;
                     self.merge_chains(n, p);
                 }
             } else if cell == opponent {
                 let seen_before = neighbours[..i]
                     .iter()
-                    .any(|&m| self.cells[m as usize] == opponent && self.same_chain(m, n));
+                    .any(|&m| self.cells[ix(m)] == opponent && self.same_chain(m, n));
                 if seen_before {
                     continue;
                 }
-                let head = self.chain_head[n as usize] as usize;
+                let head = ix(self.chain_head[ix(n)]);
                 self.chain_liberties[head] -= 1;
                 if self.chain_liberties[head] == 0 {
                     captured_stones += self.remove_chain(n);
@@ -373,7 +381,7 @@ impl Board {
 
         // A single stone that took a single stone and has one liberty left can be retaken
         // at once, which would repeat the position: that retake is the ko.
-        let head = self.chain_head[p as usize] as usize;
+        let head = ix(self.chain_head[ix(p)]);
         self.ko = (captured_stones == 1 && self.chain_stones[head] == 1 && self.chain_liberties[head] == 1)
             .then_some(Ko {
                 point: captured_at,
@@ -400,8 +408,8 @@ impl Board {
             }
         }
 
-        let old_head = self.chain_head[p as usize];
-        let was_alone = self.chain_stones[old_head as usize] == 1;
+        let old_head = self.chain_head[ix(p)];
+        let was_alone = self.chain_stones[ix(old_head)] == 1;
         self.remove_stone(p);
         self.add_liberty_to_adjacent_chains(p, color.opponent());
         if was_alone {
@@ -409,7 +417,7 @@ impl Board {
         }
         // The stone joined chains together: rebuild what is left of them from scratch.
         for n in neighbours {
-            if self.cells[n as usize] == color as u8 && self.chain_head[n as usize] == old_head {
+            if self.cells[ix(n)] == color as u8 && self.chain_head[ix(n)] == old_head {
                 self.rebuild_chain(n, old_head);
             }
         }
@@ -420,15 +428,15 @@ impl Board {
     pub fn place_stone(&mut self, p: Point, color: Color) {
         debug_assert!(self.is_empty(p));
         self.put_single_stone(p, color);
-        self.chain_liberties[p as usize] = self
+        self.chain_liberties[ix(p)] = self
             .neighbours(p)
             .iter()
-            .filter(|&&n| self.cells[n as usize] == EMPTY)
+            .filter(|&&n| self.cells[ix(n)] == EMPTY)
             .count() as u16;
         self.remove_liberty_from_adjacent_chains(p, color.opponent());
         for n in self.neighbours(p) {
-            if self.cells[n as usize] == color as u8 && !self.same_chain(n, p) {
-                self.chain_liberties[self.chain_head[n as usize] as usize] -= 1;
+            if self.cells[ix(n)] == color as u8 && !self.same_chain(n, p) {
+                self.chain_liberties[ix(self.chain_head[ix(n)])] -= 1;
                 self.merge_chains(n, p);
             }
         }
@@ -446,7 +454,7 @@ impl Board {
     }
 
     fn put_single_stone(&mut self, p: Point, color: Color) {
-        let i = p as usize;
+        let i = ix(p);
         self.cells[i] = color as u8;
         self.stone_counts[color as usize] += 1;
         self.remove_empty(p);
@@ -456,17 +464,17 @@ impl Board {
     }
 
     fn remove_stone(&mut self, p: Point) {
-        let color = self.cells[p as usize];
+        let color = self.cells[ix(p)];
         self.stone_counts[color as usize] -= 1;
-        self.cells[p as usize] = EMPTY;
+        self.cells[ix(p)] = EMPTY;
         self.add_empty(p);
     }
 
     /// Joins the chain through `a` with the chain through `b`, the smaller into the larger.
     fn merge_chains(&mut self, a: Point, b: Point) {
-        let mut big = self.chain_head[a as usize];
-        let mut small = self.chain_head[b as usize];
-        if self.chain_stones[big as usize] < self.chain_stones[small as usize] {
+        let mut big = self.chain_head[ix(a)];
+        let mut small = self.chain_head[ix(b)];
+        if self.chain_stones[ix(big)] < self.chain_stones[ix(small)] {
             std::mem::swap(&mut big, &mut small);
         }
         // A liberty of the small chain is new to the big one unless it touches the big one.
@@ -476,31 +484,31 @@ impl Board {
         let mut s = small;
         loop {
             for n in self.neighbours(s) {
-                if self.cells[n as usize] == EMPTY && !self.touches_chain(n, big) {
+                if self.cells[ix(n)] == EMPTY && !self.touches_chain(n, big) {
                     new_liberties += 1;
                 }
             }
-            self.chain_head[s as usize] = big;
-            let next = self.next_stone[s as usize];
+            self.chain_head[ix(s)] = big;
+            let next = self.next_stone[ix(s)];
             if next == small {
                 break;
             }
             s = next;
         }
         // Splice the small ring after the big head: s is the small ring's last stone.
-        self.next_stone[s as usize] = self.next_stone[big as usize];
-        self.next_stone[big as usize] = small;
-        self.chain_stones[big as usize] += self.chain_stones[small as usize];
-        self.chain_liberties[big as usize] += new_liberties;
+        self.next_stone[ix(s)] = self.next_stone[ix(big)];
+        self.next_stone[ix(big)] = small;
+        self.chain_stones[ix(big)] += self.chain_stones[ix(small)];
+        self.chain_liberties[ix(big)] += new_liberties;
     }
 
     /// Whether the point `p` is next to a stone of the chain headed by `head`.
     #[inline(always)]
     fn touches_chain(&self, p: Point, head: Point) -> bool {
-        let color = self.cells[head as usize];
+        let color = self.cells[ix(head)];
         self.neighbours(p)
             .iter()
-            .any(|&n| self.cells[n as usize] == color && self.chain_head[n as usize] == head)
+            .any(|&n| self.cells[ix(n)] == color && self.chain_head[ix(n)] == head)
     }
 
     /// Removes a captured chain; returns the number of stones removed.
@@ -512,7 +520,7 @@ impl Board {
             self.remove_stone(s);
             self.add_liberty_to_adjacent_chains(s, capturer);
             removed += 1;
-            s = self.next_stone[s as usize];
+            s = self.next_stone[ix(s)];
             if s == p {
                 return removed;
             }
@@ -532,14 +540,14 @@ impl Board {
     fn change_adjacent_liberties(&mut self, p: Point, color: Color, gain: bool) {
         let neighbours = self.neighbours(p);
         for (i, &n) in neighbours.iter().enumerate() {
-            if self.cells[n as usize] != color as u8 {
+            if self.cells[ix(n)] != color as u8 {
                 continue;
             }
             let seen_before = neighbours[..i]
                 .iter()
-                .any(|&m| self.cells[m as usize] == color as u8 && self.same_chain(m, n));
+                .any(|&m| self.cells[ix(m)] == color as u8 && self.same_chain(m, n));
             if !seen_before {
-                let head = self.chain_head[n as usize] as usize;
+                let head = ix(self.chain_head[ix(n)]);
                 if gain {
                     self.chain_liberties[head] += 1;
                 } else {
@@ -564,12 +572,12 @@ impl Board {
         }
         // Captured chains had no liberty; the capturing stone at the centre of the undo is
         // still there, and the undo gives it back to the chain afterwards.
-        self.chain_liberties[p as usize] = 0;
+        self.chain_liberties[ix(p)] = 0;
     }
 
     /// Adds a stone of `color` at `p` to the chain headed by `head` (or starts it).
     fn place_in_chain(&mut self, p: Point, color: Color, head: Point) {
-        let i = p as usize;
+        let i = ix(p);
         self.cells[i] = color as u8;
         self.stone_counts[color as usize] += 1;
         self.remove_empty(p);
@@ -579,26 +587,26 @@ impl Board {
             self.next_stone[i] = p;
             self.chain_stones[i] = 1;
         } else {
-            self.next_stone[i] = self.next_stone[head as usize];
-            self.next_stone[head as usize] = p;
-            self.chain_stones[head as usize] += 1;
+            self.next_stone[i] = self.next_stone[ix(head)];
+            self.next_stone[ix(head)] = p;
+            self.chain_stones[ix(head)] += 1;
         }
     }
 
     /// Rebuilds, from `start`, the chain of stones still marked with `old_head`, counting its
     /// liberties afresh.
     fn rebuild_chain(&mut self, start: Point, old_head: Point) {
-        let color = self.cells[start as usize];
+        let color = self.cells[ix(start)];
         let mut members = vec![start];
         // Mark visited stones with NO_POINT, then relabel them with the new head.
-        self.chain_head[start as usize] = NO_POINT;
+        self.chain_head[ix(start)] = NO_POINT;
         let mut i = 0;
         while i < members.len() {
             let s = members[i];
             i += 1;
             for n in self.neighbours(s) {
-                if self.cells[n as usize] == color && self.chain_head[n as usize] == old_head {
-                    self.chain_head[n as usize] = NO_POINT;
+                if self.cells[ix(n)] == color && self.chain_head[ix(n)] == old_head {
+                    self.chain_head[ix(n)] = NO_POINT;
                     members.push(n);
                 }
             }
@@ -607,39 +615,39 @@ impl Board {
         let mut is_liberty = [false; ARRAY_LEN];
         let mut liberties = 0;
         for (k, &s) in members.iter().enumerate() {
-            self.chain_head[s as usize] = head;
-            self.next_stone[s as usize] = members[(k + 1) % members.len()];
+            self.chain_head[ix(s)] = head;
+            self.next_stone[ix(s)] = members[(k + 1) % members.len()];
             for n in self.neighbours(s) {
-                if self.is_empty(n) && !is_liberty[n as usize] {
-                    is_liberty[n as usize] = true;
+                if self.is_empty(n) && !is_liberty[ix(n)] {
+                    is_liberty[ix(n)] = true;
                     liberties += 1;
                 }
             }
         }
-        self.chain_stones[head as usize] = members.len() as u16;
-        self.chain_liberties[head as usize] = liberties;
+        self.chain_stones[ix(head)] = members.len() as u16;
+        self.chain_liberties[ix(head)] = liberties;
     }
 
     fn swap_empty_slots(&mut self, i: usize, j: usize) {
         self.empty_points.swap(i, j);
-        self.empty_slot[self.empty_points[i] as usize] = i as u16;
-        self.empty_slot[self.empty_points[j] as usize] = j as u16;
+        self.empty_slot[ix(self.empty_points[i])] = i as u16;
+        self.empty_slot[ix(self.empty_points[j])] = j as u16;
     }
 
     #[inline]
     fn add_empty(&mut self, p: Point) {
-        self.empty_slot[p as usize] = self.empty_count as u16;
+        self.empty_slot[ix(p)] = self.empty_count as u16;
         self.empty_points[self.empty_count] = p;
         self.empty_count += 1;
     }
 
     #[inline]
     fn remove_empty(&mut self, p: Point) {
-        let slot = self.empty_slot[p as usize] as usize;
+        let slot = self.empty_slot[ix(p)] as usize;
         self.empty_count -= 1;
         let last = self.empty_points[self.empty_count];
         self.empty_points[slot] = last;
-        self.empty_slot[last as usize] = slot as u16;
+        self.empty_slot[ix(last)] = slot as u16;
     }
 }
 
