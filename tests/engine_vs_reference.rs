@@ -3,8 +3,8 @@
 
 mod reference;
 
-use gokata::engine::{Color, Game, IllegalReason};
-use reference::{NaiveBoard, NaiveGame, Rng};
+use gokata::engine::{Color, Game, IllegalReason, Rng};
+use reference::{NaiveBoard, NaiveGame};
 
 fn color_code(color: Color) -> u8 {
     color as u8
@@ -49,7 +49,7 @@ fn assert_same(game: &Game, naive: &NaiveGame, context: &str) {
 }
 
 fn random_game(height: usize, width: usize, seed: u64, steps: usize) {
-    let mut rng = Rng(seed | 1);
+    let mut rng = Rng::new(seed);
     let mut game = Game::new(height, width).unwrap();
     let mut naive = NaiveGame::new(height, width);
     for step in 0..steps {

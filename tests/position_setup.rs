@@ -1,10 +1,7 @@
 //! A position set up from text, with the position before the last move, must answer every
 //! legality question exactly as the game that reached it by play.
 
-mod reference;
-
-use gokata::engine::{game_from_position, Board, Color, Game};
-use reference::Rng;
+use gokata::engine::{game_from_position, Board, Color, Game, Rng};
 
 fn rows(board: &Board) -> Vec<Vec<char>> {
     (0..board.height())
@@ -35,18 +32,16 @@ fn set_up_positions_know_the_ko_that_play_created() {
     let mut kos_seen = 0;
     for seed in 1..400u64 {
         let size = 2 + (seed as usize % 5);
-        let mut rng = Rng(seed * 7919);
+        let mut rng = Rng::new(seed);
         let mut game = Game::new(size, size).unwrap();
-        let mut before_last = rows(game.board());
         for step in 0..120 {
-            let current = rows(game.board());
+            let before_last = rows(game.board());
             let p = game.board().point(rng.below(size), rng.below(size));
             if rng.below(10) == 0 {
                 game.pass();
             } else if game.play(p).is_err() {
                 continue;
             }
-            before_last = current;
             let to_move = game.to_move();
             let set_up = game_from_position(&rows(game.board()), to_move, Some(&before_last)).unwrap();
             kos_seen += usize::from(game.board().ko_point(to_move).is_some());

@@ -62,10 +62,10 @@ pub enum GoError {
     #[error("invalid colour {0:?}: expected black/white, b/w or x/o")]
     Color(String),
 
-    #[error("cannot place {stones} handicap stones: {problem}")]
+    #[error("handicap_stones({stones}) refused: {problem}")]
     Handicap { stones: i64, problem: String },
 
-    #[error("cannot roll back {requested} turns: {problem}")]
+    #[error("rollback({requested}) refused: {problem}")]
     Rollback { requested: i64, problem: String },
 
     #[error("invalid position: {0}")]

@@ -152,7 +152,10 @@ impl Game {
                 problem: if turns < 0 {
                     "the number of turns must not be negative".into()
                 } else {
-                    format!("only {played} turns are on record")
+                    format!(
+                        "{played} turn{} on record",
+                        if played == 1 { " is" } else { "s are" }
+                    )
                 },
             });
         }

@@ -128,15 +128,3 @@ impl NaiveGame {
         }
     }
 }
-
-/// xorshift64*: enough randomness for test games, and reproducible.
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n
-    }
-}

@@ -1,0 +1,433 @@
+"""The ``gokata`` command: the installed program fed piped input, and ``main()`` in-process."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gokata import Go
+from gokata._play import PlaySession
+from gokata.cli import main
+
+EMPTY_5 = [".....", ".....", ".....", ".....", "....."]
+NINES = "9" * 30
+
+
+def gokata_command() -> list[str]:
+    """The installed script beside this Python if there is one, else ``python -m gokata``."""
+    script = shutil.which("gokata", path=str(Path(sys.executable).parent))
+    return [script] if script else [sys.executable, "-m", "gokata"]
+
+
+@dataclass
+class Run:
+    status: int
+    out: str
+    err: str
+
+    @property
+    def boards(self) -> list[list[str]]:
+        """Every board printed, each as its rows top first, like ``"..x.."``."""
+        boards: list[list[str]] = []
+        rows: list[str] = []
+        for line in self.out.splitlines():
+            row = re.fullmatch(r"\s*(\d+) ([.xo](?: [.xo])*) \1", line)
+            if row:
+                rows.append(row.group(2).replace(" ", ""))
+            elif rows:
+                boards.append(rows)
+                rows = []
+        return boards
+
+    @property
+    def errors(self) -> list[str]:
+        return [line for line in self.out.splitlines() if line.startswith("error: ")]
+
+    @property
+    def last_line(self) -> str:
+        return self.out.splitlines()[-1]
+
+
+def run(*args: str, stdin: str | bytes = "", command: list[str] | None = None) -> Run:
+    data = stdin.encode() if isinstance(stdin, str) else stdin
+    done = subprocess.run(
+        (command or gokata_command()) + list(args), input=data, capture_output=True, timeout=60
+    )
+    out, err = (stream.decode(errors="replace") for stream in (done.stdout, done.stderr))
+    return Run(done.returncode, out, err)
+
+
+def play(*lines: str, size: int = 5) -> Run:
+    """``gokata play --size size`` with ``lines`` as input; it must end cleanly."""
+    result = run("play", "--size", str(size), stdin="".join(line + "\n" for line in lines))
+    assert result.status == 0, result.err
+    assert result.err == ""
+    return result
+
+
+def test_a_short_game_with_a_capture() -> None:
+    result = play("2A", "1A", "1B")
+    assert "Black plays 1B, capturing 1 stone: 1A." in result.out
+    assert result.boards[0] == EMPTY_5
+    assert result.boards[-2] == [".....", ".....", ".....", "x....", "o...."]
+    assert result.boards[-1] == [".....", ".....", ".....", "x....", ".x..."]
+    assert "White to play (turn 4)." in result.out
+    assert result.last_line == "End of input: stopped after 3 turns."
+
+
+def test_a_two_stone_capture_and_both_coordinate_forms() -> None:
+    result = play("a2", "1A", "2b", "B1", "1c")
+    assert result.errors == []
+    assert "Black plays A2." in result.out
+    assert "Black plays 1C, capturing 2 stones: 1A 1B." in result.out
+    assert result.boards[-1] == [".....", ".....", ".....", "xx...", "..x.."]
+
+
+def test_an_illegal_move_is_reported_and_the_same_player_tries_again() -> None:
+    result = play("3C", "3C", "3D")
+    assert result.errors == ["error: illegal move 3C for white: the point is occupied"]
+    assert result.out.count("White to play (turn 2).") == 2  # after the move, after the error
+    assert len(result.boards) == 3  # the failed move prints no board
+    assert result.boards[-1][2] == "..xo."
+
+
+def test_suicide_and_ko_are_refused() -> None:
+    # Black 1A would have no liberty; white may not retake a ko at once.
+    suicide = play("5E", "2A", "5D", "1B", "1A")
+    assert suicide.errors == [
+        "error: illegal move 1A for black: suicide (the stone would have no liberty)"
+    ]
+    ko = play("3B", "3C", "2C", "2D", "4C", "4D", "1A", "3E", "3D", "3C")
+    assert "Black plays 3D, capturing 1 stone: 3C." in ko.out
+    assert len(ko.errors) == 1 and "ko" in ko.errors[0]
+    assert ko.out.splitlines()[-2] == "White to play (turn 10)."
+
+
+def test_undo() -> None:
+    result = play("3C", "2C", "undo", "4C", "undo 2", "2B")
+    assert result.errors == []
+    assert "Took back 1 turn." in result.out
+    assert "Took back 2 turns." in result.out
+    after_undo, after_4c, after_undo_2, after_2b = result.boards[-4:]
+    assert after_undo == [".....", ".....", "..x..", ".....", "....."]
+    assert after_4c == [".....", "..o..", "..x..", ".....", "....."]  # white played again
+    assert after_undo_2 == EMPTY_5
+    assert after_2b == [".....", ".....", ".....", ".x...", "....."]  # black to play again
+
+
+@pytest.mark.parametrize(
+    ("command", "error"),
+    [
+        ("undo 5", "error: rollback(5) refused: 1 turn is on record"),
+        ("undo -1", "error: rollback(-1) refused: the number of turns must not be negative"),
+        ("undo two", "error: undo: 'two' is not a whole number"),
+        ("undo 1.5", "error: undo: '1.5' is not a whole number"),
+        ("undo 1 1", "error: undo takes one number, not 2 arguments"),
+        ("undo " + "9" * 40, "error: n is out of range: " + "9" * 40),
+    ],
+)
+def test_bad_undo_changes_nothing(command: str, error: str) -> None:
+    result = play("3C", command, "undo")
+    assert result.errors == [error]
+    assert result.boards[-1] == EMPTY_5
+
+
+def test_reset() -> None:
+    result = play("3C", "2C", "pass", "reset", "2B", "pass", "pass")
+    assert "New game on an empty board." in result.out
+    assert result.boards[-2] == EMPTY_5
+    assert result.boards[-1][3] == ".x..."
+    # The pass before the reset is forgotten: the game ends only at the last two passes.
+    assert result.out.count("the game is over") == 1
+    assert result.last_line == "Two passes in a row: the game is over."
+
+
+def test_handicap() -> None:
+    result = play("handicap 3", "handicap 2", "5E", size=9)
+    assert "Black has 3 handicap stones." in result.out
+    assert result.errors == [
+        "error: handicap_stones(2) refused: handicap stones were already placed"
+    ]
+    stones = result.boards[1]
+    assert [stones[9 - row][col] for row, col in [(7, 6), (3, 2), (3, 6)]] == ["x"] * 3  # 7G 3C 3G
+    assert sum(row.count("x") for row in stones) == 3
+    # The engine keeps black to move after handicap stones (the kata's rule).
+    assert "Black plays 5E." in result.out
+
+
+@pytest.mark.parametrize(
+    ("lines", "error"),
+    [
+        (["handicap"], "error: handicap needs a number, like 'handicap 2'"),
+        (["handicap x"], "error: handicap: 'x' is not a whole number"),
+        (["handicap 6"], "error: handicap_stones(6) refused: a 9x9 board takes 1 to 5 handicap"
+         " stones"),
+        (["5E", "handicap 2"], "error: handicap_stones(2) refused: the game has already"
+         " started"),
+    ],
+)
+def test_bad_handicap(lines: list[str], error: str) -> None:
+    assert play(*lines, size=9).errors == [error]
+
+
+def test_handicap_needs_a_standard_board() -> None:
+    assert play("handicap 1").errors == [
+        "error: handicap_stones(1) refused: handicap is only for 9x9, 13x13 and 19x19 boards,"
+        " not 5x5"
+    ]
+
+
+def test_two_passes_end_the_game() -> None:
+    result = play("3C", "pass", "pass", "2B", "quit")
+    assert "White passes." in result.out and "Black passes." in result.out
+    assert result.last_line == "Two passes in a row: the game is over."
+    assert "2B" not in result.out  # nothing after the end is read
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        ["pass", "undo", "pass"],  # the first pass was taken back
+        ["pass", "3C", "pass"],
+        ["pass", "help", "pass x", "3C", "pass"],
+        ["3C", "pass", "undo", "pass"],
+        ["pass", "reset", "pass"],
+    ],
+)
+def test_passes_that_are_not_two_in_a_row(lines: list[str]) -> None:
+    result = play(*lines)
+    assert "game is over" not in result.out
+    assert result.last_line.startswith("End of input")
+
+
+def test_a_pass_after_undo_can_still_end_the_game() -> None:
+    result = play("3C", "pass", "2C", "undo", "pass")
+    assert result.last_line == "Two passes in a row: the game is over."
+
+
+def test_end_of_input_ends_the_game() -> None:
+    empty = run("play", stdin="")
+    assert (empty.status, empty.err) == (0, "")
+    assert empty.boards == [["." * 9] * 9]
+    assert empty.last_line == "End of input: stopped after 0 turns."
+    unfinished_line = run("play", stdin="5E")
+    assert unfinished_line.status == 0
+    assert unfinished_line.boards[-1][4] == "....x...."
+
+
+def test_quit() -> None:
+    result = play("3C", "QUIT", "2C")
+    assert result.last_line == "Stopped after 1 turn."
+    assert "2C" not in result.out
+    assert play("quit now").errors == ["error: quit takes no arguments"]
+
+
+@pytest.mark.parametrize(
+    ("line", "error"),
+    [
+        ("hello", "error: unknown command 'hello' (type help for the commands)"),
+        ("pas", "error: unknown command 'pas' (type help for the commands)"),
+        ("3C 2C", "error: play one point per line"),
+        ("pass 2", "error: pass takes no arguments"),
+        ("reset all", "error: reset takes no arguments"),
+        ("6A", 'error: coordinate "6A" is off the board: rows are 1 to 5, not 6'),
+        ("0A", 'error: coordinate "0A" is off the board: rows are 1 to 5, not 0'),
+        ("3F", 'error: coordinate "3F" is off the board: column F is past the last column E'),
+        ("3I", 'error: invalid coordinate "3I": there is no column I; columns are A-H, J-Z'),
+        ("33", 'error: invalid coordinate "33": expected a row number and a column letter, like'
+         " '7A' or 'A7'"),
+        (NINES + "A", f'error: coordinate "{NINES}A" is off the board: rows are 1 to 5, not'
+         f" {NINES}"),
+    ],
+)
+def test_malformed_commands_are_reported_and_change_nothing(line: str, error: str) -> None:
+    result = play(line, "   ", "", "\t")
+    assert result.errors == [error]
+    assert "Traceback" not in result.out
+    assert result.boards == [EMPTY_5]
+    assert result.out.count("Black to play (turn 1).") == 2
+
+
+def test_undecodable_input_is_an_unknown_command() -> None:
+    result = run("play", "--size", "5", stdin=b"\xff\xfe\n3C\n")
+    assert (result.status, result.err) == (0, "")
+    assert result.errors == ["error: unknown command '\ufffd\ufffd' (type help for the commands)"]
+    assert result.boards[-1][2] == "..x.."
+
+
+def test_help() -> None:
+    result = play("help", "3C")
+    for command in ["pass", "undo [n]", "reset", "handicap n", "help", "quit"]:
+        assert f"\n  {command} " in result.out
+    assert result.errors == []
+
+
+def test_a_rectangular_board() -> None:
+    result = run("play", "--size", "3", "--width", "7", stdin="1G\n")
+    assert result.status == 0
+    assert "gokata: 3x7 board." in result.out
+    assert result.boards[-1] == [".......", ".......", "......x"]
+
+
+@pytest.mark.parametrize(
+    ("args", "complaint"),
+    [
+        (["--size", "0"], "argument --size: must be 1 to 25, not 0"),
+        (["--size", "26"], "argument --size: must be 1 to 25, not 26"),
+        (["--size", "-3"], "argument --size: must be 1 to 25, not -3"),
+        (["--size", "abc"], "argument --size: 'abc' is not a whole number"),
+        (["--size", "9.5"], "argument --size: '9.5' is not a whole number"),
+        (["--width", "0"], "argument --width: must be 1 to 25, not 0"),
+        (["--size", "9", "--width", "26"], "argument --width: must be 1 to 25, not 26"),
+        (["--size"], "argument --size: expected one argument"),
+    ],
+)
+def test_bad_board_sizes_are_usage_errors(args: list[str], complaint: str) -> None:
+    result = run("play", *args, stdin="5E\n")
+    assert result.status == 2
+    assert result.out == ""
+    assert result.err.splitlines()[-1] == f"gokata play: error: {complaint}"
+    assert "Traceback" not in result.err
+
+
+def test_no_command_is_a_usage_error() -> None:
+    result = run()
+    assert result.status == 2
+    last = result.err.splitlines()[-1]
+    assert last == "gokata: error: the following arguments are required: COMMAND"
+
+
+def test_python_dash_m_gokata() -> None:
+    result = run("play", "--size", "5", stdin="3C\n", command=[sys.executable, "-m", "gokata"])
+    assert result.status == 0
+    assert result.boards[-1][2] == "..x.."
+
+
+def test_output_is_flushed_before_the_next_line_is_read() -> None:
+    """A player at the other end of a pipe sees each answer before typing the next command."""
+    with subprocess.Popen(
+        gokata_command() + ["play", "--size", "5"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    ) as process:
+        assert process.stdin is not None and process.stdout is not None
+        watchdog = threading.Timer(30, process.kill)
+        watchdog.start()
+        try:
+
+            def read_until(line: str) -> None:
+                assert process.stdout is not None
+                while (got := process.stdout.readline()) != line + "\n":
+                    assert got, f"output ended before {line!r}"
+
+            read_until("Black to play (turn 1).")
+            process.stdin.write("3C\n")
+            process.stdin.flush()
+            read_until("White to play (turn 2).")
+            process.stdin.write("quit\n")
+            process.stdin.flush()
+            read_until("Stopped after 1 turn.")
+            assert process.wait() == 0
+        finally:
+            watchdog.cancel()
+
+
+def start_play() -> subprocess.Popen[str]:
+    """``gokata play --size 5`` with pipes, once its first prompt has been read."""
+    process = subprocess.Popen(
+        gokata_command() + ["play", "--size", "5"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    while process.stdout.readline() != "Black to play (turn 1).\n":
+        pass
+    return process
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signal")
+def test_ctrl_c_stops_quietly() -> None:
+    with start_play() as process:
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=30)
+    assert (process.returncode, err) == (130, "")
+
+
+def test_a_closed_output_pipe_stops_quietly() -> None:
+    read_end, write_end = os.pipe()
+    with subprocess.Popen(
+        gokata_command() + ["play"],
+        stdin=subprocess.PIPE,
+        stdout=write_end,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as process:
+        os.close(write_end)
+        with open(read_end) as output:  # like `gokata play | head -1`
+            assert output.readline().startswith("gokata: 9x9 board.")
+        _, err = process.communicate("help\n" * 5000, timeout=30)
+    assert (process.returncode, err) == (1, "")
+
+
+# In-process: main() reads sys.stdin and writes sys.stdout.
+
+
+def test_main_in_process(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO("2A\n1A\nundo\n1B\nbad\npass\npass\n"))
+    assert main(["play", "--size", "4", "--width", "3"]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert "error: unknown command 'bad' (type help for the commands)" in out
+    assert out.endswith("Two passes in a row: the game is over.\n")
+    assert Run(0, out, err).boards[-1] == ["...", "...", "x..", ".o."]
+
+
+def test_main_in_process_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["play", "--size", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err.endswith("gokata play: error: argument --size: must be 1 to 25, not 0\n")
+    assert main([]) == 2
+    assert main(["unknown"]) == 2
+    capsys.readouterr()
+    assert main(["--version"]) == 0
+    assert re.fullmatch(r"gokata \S+\n", capsys.readouterr().out)
+
+
+# Any sequence of commands, sensible or not, is handled without an exception.
+
+_COMMANDS = st.one_of(
+    st.sampled_from(["pass", "undo", "undo 2", "undo 0", "undo -1", "reset", "handicap 2", "help"]),
+    st.builds(lambda row, col: f"{row}{col}", st.integers(0, 6), st.sampled_from("ABCDEFIJ")),
+    st.builds(lambda row, col: f"{col}{row}", st.integers(0, 6), st.sampled_from("abcdef")),
+    st.text(max_size=8).filter(lambda text: "\n" not in text and "\r" not in text),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_COMMANDS, max_size=40), st.sampled_from([(5, 5), (9, 9), (2, 7)]))
+def test_any_commands_keep_the_session_consistent(lines: list[str], size: tuple[int, int]) -> None:
+    out = io.StringIO()
+    session = PlaySession(Go(*size), out)
+    session.run(io.StringIO("".join(line + "\n" for line in lines)))
+    assert len(session.passes) == session.game.move_number
+    ended_by_passes = out.getvalue().endswith("Two passes in a row: the game is over.\n")
+    assert ended_by_passes == (session.passes[-2:] == [True, True])
+    if not session.over:
+        assert out.getvalue().splitlines()[-1].startswith("End of input: stopped after")
