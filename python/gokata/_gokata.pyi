@@ -1,11 +1,13 @@
 """Type stubs for the Rust extension module `gokata._gokata`."""
 
-from collections.abc import Sequence
-from typing import Literal, Union, final
+from collections.abc import Iterable, Sequence
+from typing import Literal, Optional, TypedDict, Union, final
 
+import numpy
+import numpy.typing
 from typing_extensions import TypeAlias
 
-__all__ = ["Go", "IllegalMoveError", "__version__", "solve"]
+__all__ = ["Go", "IllegalMoveError", "__version__", "playouts", "solve"]
 __version__: str
 
 _Coordinate: TypeAlias = Union[str, tuple[int, int]]
@@ -17,6 +19,31 @@ _Color: TypeAlias = Literal["black", "white", "b", "w", "x", "o", "Black", "Whit
 
 _Rows: TypeAlias = Union[str, Sequence[str], Sequence[Sequence[str]]]
 """A position: rows top first, each a str or a sequence of one-character strs; or one str of lines."""
+
+class _Score(TypedDict):
+    """Area score: stones plus empty regions that touch only that colour."""
+
+    black: int
+    white: int
+    komi: float
+    winner: Literal["black", "white", "draw"]
+
+class _PlayoutResult(_Score):
+    moves: int
+
+class _PlayoutSummary(TypedDict):
+    playouts: int
+    black_wins: int
+    white_wins: int
+    draws: int
+    mean_margin: float
+    """Mean of black's area minus white's area and komi."""
+    mean_moves: float
+
+def playouts(
+    game: Go, n: int, seed: int | None = None, max_moves: int | None = None, komi: float = 0.5
+) -> _PlayoutSummary:
+    """``n`` light random playouts from ``game``'s position, aggregated; releases the GIL."""
 
 def solve(text: str) -> str:
     """Solves the puzzle "A Game of Go": the final board lines, or ``NOT_VALID``."""
@@ -55,6 +82,16 @@ class Go:
         """Every legal point for ``color``, kata form, row by row from the top."""
     def captures(self, coord: _Coordinate, color: _Color | None = None) -> list[str]:
         """The stones (kata form) a legal move at ``coord`` would capture."""
+    def score(self, komi: float = 0.5) -> _Score:
+        """Area score of the position, ``komi`` added to white; every stone counts as alive."""
+    def playout(self, seed: int | None = None, max_moves: int | None = None, komi: float = 0.5) -> _PlayoutResult:
+        """A light random playout from this position, on a copy; its final score and length."""
+    def legal_mask(
+        self, color: _Color | None = None
+    ) -> Union[bytes, numpy.typing.NDArray[numpy.bool_]]:
+        """Legal points as a (height, width) bool array with numpy, else bytes of 0/1."""
+    def play_many(self, coords: Iterable[Optional[_Coordinate]]) -> int:
+        """Plays coordinates (None or "pass" to pass) until an illegal one; returns how many."""
     def move(self, *coords: _Coordinate) -> None:
         """Plays each coordinate in turn for the side to move; raises on the first illegal one."""
     def pass_turn(self) -> None:

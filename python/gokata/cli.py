@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from typing import Callable
 
-from gokata import Go, __version__
+from gokata import Go, __version__, solve
 from gokata._play import PlaySession
 
 MAX_SIZE = 25  # columns are lettered A to Z without I
@@ -22,6 +22,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subcommands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
     _add_play(subcommands)
+    _add_solve(subcommands)
     try:
         args = parser.parse_args(argv)
     except SystemExit as stop:  # after --help or --version (0), or bad arguments (2)
@@ -56,6 +57,31 @@ def _play(args: argparse.Namespace) -> int:
         return 130
     except BrokenPipeError:  # the reader went away, as in `gokata play | head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        return 1
+    return 0
+
+
+def _add_solve(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    solver = subcommands.add_parser(
+        "solve",
+        help="play a list of coloured moves on a board (the puzzle 'A Game of Go')",
+        description="Reads the size S, the move count M, S board lines of . B W and M moves "
+        "'COLOR ROW COL' (0-based, row 0 at the top) from standard input; prints the board "
+        "after the moves, or NOT_VALID if a move is illegal.",
+    )
+    solver.set_defaults(run=_solve)
+
+
+def _solve(args: argparse.Namespace) -> int:
+    try:
+        text = sys.stdin.buffer.read().decode("utf-8")
+    except UnicodeDecodeError as error:
+        print(f"gokata solve: the input is not UTF-8 text (byte {error.start})", file=sys.stderr)
+        return 1
+    try:
+        print(solve(text))
+    except ValueError as error:
+        print(f"gokata solve: {error}", file=sys.stderr)
         return 1
     return 0
 

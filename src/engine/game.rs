@@ -5,6 +5,8 @@ use super::color::Color;
 use super::coord;
 use super::error::{GoError, IllegalReason};
 use super::handicap::handicap_points;
+use super::playout::{playout, PlayoutResult, PlayoutSummary};
+use super::rng::Rng;
 
 /// One turn on record: the board's undo record and who was to move before it.
 #[derive(Clone, Copy, Debug)]
@@ -87,6 +89,33 @@ impl Game {
             color: color.name(),
             reason,
         }
+    }
+
+    /// Whether the last turn on record was a pass.
+    pub fn last_turn_was_pass(&self) -> bool {
+        self.history.last().is_some_and(|turn| turn.record.is_pass())
+    }
+
+    /// A light random playout from this position, on a copy: the game is not changed.
+    pub fn playout(&self, max_moves: u32, komi: f64, rng: &mut Rng) -> PlayoutResult {
+        let mut board = self.board.clone();
+        playout(
+            &mut board,
+            self.to_move,
+            self.last_turn_was_pass(),
+            max_moves,
+            komi,
+            rng,
+        )
+    }
+
+    /// `count` playouts from this position.
+    pub fn playouts(&self, count: u64, max_moves: u32, komi: f64, rng: &mut Rng) -> PlayoutSummary {
+        let mut summary = PlayoutSummary::default();
+        for _ in 0..count {
+            summary.add(&self.playout(max_moves, komi, rng));
+        }
+        summary
     }
 
     /// The side to move passes.

@@ -17,7 +17,7 @@ pub use color::Color;
 pub use error::{GoError, IllegalReason};
 pub use game::Game;
 pub use handicap::handicap_points;
-pub use playout::{default_max_moves, playout, PlayoutResult};
+pub use playout::{default_max_moves, playout, PlayoutResult, PlayoutSummary};
 pub use position::{game_from_position, parse_board, ALPHABET_HELP};
 pub use render::render;
 pub use rng::Rng;

@@ -51,3 +51,28 @@ pub fn playout(
         score: area_score(board, komi),
     }
 }
+
+/// What many playouts from one position came to.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PlayoutSummary {
+    pub playouts: u64,
+    pub black_wins: u64,
+    pub white_wins: u64,
+    pub draws: u64,
+    /// Sum over playouts of black's area minus white's area and komi.
+    pub total_margin: f64,
+    pub total_moves: u64,
+}
+
+impl PlayoutSummary {
+    pub fn add(&mut self, result: &PlayoutResult) {
+        self.playouts += 1;
+        match result.score.winner() {
+            Some(Color::Black) => self.black_wins += 1,
+            Some(Color::White) => self.white_wins += 1,
+            None => self.draws += 1,
+        }
+        self.total_margin += result.score.margin();
+        self.total_moves += u64::from(result.moves);
+    }
+}

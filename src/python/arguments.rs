@@ -7,14 +7,20 @@ use pyo3::types::{PyBool, PyInt, PyString, PyTuple};
 use super::errors::to_py_err;
 use crate::engine::{coord, Board, Color, GoError, Point};
 
-/// An `int` argument (not a `bool`, not a float), as `i64`.
-pub fn whole_number(value: &Bound<'_, PyAny>, name: &str) -> PyResult<i64> {
+/// Fails with `TypeError` unless `value` is an `int` (a `bool` is not taken for one).
+pub fn require_int(value: &Bound<'_, PyAny>, name: &str) -> PyResult<()> {
     if !value.is_instance_of::<PyInt>() || value.is_instance_of::<PyBool>() {
         return Err(PyTypeError::new_err(format!(
             "{name} must be an int, not {}",
             value.get_type().name()?
         )));
     }
+    Ok(())
+}
+
+/// An `int` argument (not a `bool`, not a float), as `i64`.
+pub fn whole_number(value: &Bound<'_, PyAny>, name: &str) -> PyResult<i64> {
+    require_int(value, name)?;
     value
         .extract::<i64>()
         .map_err(|_| PyValueError::new_err(format!("{name} is out of range: {value}")))

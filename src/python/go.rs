@@ -6,8 +6,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use super::arguments::{color, color_or, point, point_or_error, position_rows, whole_number};
+use super::batch::{self, legal_mask_bytes, score_dict};
 use super::errors::to_py_err;
-use crate::engine::{coord, game_from_position, render, Board, Color, Game, Point};
+use crate::engine::{area_score, coord, game_from_position, render, Board, Color, Game, Point};
 
 /// A game of Go under the kata's rules. Coordinates are row number then column letter
 /// (`"7A"`; row 1 is the bottom row, there is no column I), or `"A7"`, or a `(row, col)` tuple.
@@ -145,6 +146,81 @@ impl Go {
         Ok(captured.into_iter().map(|q| self.kata_coord(q)).collect())
     }
 
+    /// Area score: stones plus empty regions touching only that colour (every stone counts as
+    /// alive), `komi` added to white. `{"black", "white", "komi", "winner"}`.
+    #[pyo3(signature = (komi = 0.5))]
+    fn score<'py>(&self, py: Python<'py>, komi: f64) -> PyResult<Bound<'py, PyDict>> {
+        score_dict(py, &area_score(self.game.board(), batch::komi(komi)?))
+    }
+
+    /// A light random playout from this position on a copy (the game is not changed): each
+    /// move uniformly random among the legal moves that do not fill the mover's own simple eye,
+    /// a pass when none is left, until two passes in a row or `max_moves` (default three per
+    /// point). Returns the final position's score and `"moves"`, the turns played.
+    #[pyo3(signature = (seed = None, max_moves = None, komi = 0.5))]
+    fn playout<'py>(
+        &self,
+        py: Python<'py>,
+        seed: Option<&Bound<'py, PyAny>>,
+        max_moves: Option<&Bound<'py, PyAny>>,
+        komi: f64,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let cap = batch::max_moves(self, max_moves)?;
+        let result = self.game.playout(cap, batch::komi(komi)?, &mut batch::rng(seed)?);
+        let dict = score_dict(py, &result.score)?;
+        dict.set_item(intern!(py, "moves"), result.moves)?;
+        Ok(dict)
+    }
+
+    /// One flag per point, row by row from the top: may `color` (default: the side to move)
+    /// play there? A `height` x `width` numpy array of bools when numpy is installed, else
+    /// `bytes` of 0 and 1.
+    #[pyo3(signature = (color = None))]
+    fn legal_mask<'py>(
+        &self,
+        py: Python<'py>,
+        color: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let color = color_or(color, self.game.to_move())?;
+        let flags = legal_mask_bytes(py, self, color);
+        let Ok(numpy) = py.import(intern!(py, "numpy")) else {
+            return Ok(flags.into_any());
+        };
+        let board = self.game.board();
+        let array = numpy.call_method1(
+            intern!(py, "frombuffer"),
+            (flags, numpy.getattr(intern!(py, "bool_"))?),
+        )?;
+        array
+            .call_method1(intern!(py, "reshape"), (board.height(), board.width()))?
+            .call_method0(intern!(py, "copy"))
+    }
+
+    /// Plays a sequence of coordinates (`None` or `"pass"` for a pass), colours alternating,
+    /// and returns how many were played: fewer than given when one is illegal, which is then
+    /// left unplayed with the game as it was before it. A malformed coordinate raises
+    /// `ValueError`, the moves before it staying played.
+    fn play_many(&mut self, coords: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let mut played = 0;
+        for coord in coords.try_iter()? {
+            let coord = coord?;
+            if coord.is_none()
+                || coord
+                    .extract::<&str>()
+                    .is_ok_and(|s| s.eq_ignore_ascii_case("pass"))
+            {
+                self.game.pass();
+            } else {
+                let p = point(self.game.board(), &coord)?;
+                if self.game.play(p).is_err() {
+                    break;
+                }
+            }
+            played += 1;
+        }
+        Ok(played)
+    }
+
     /// The side to move passes.
     fn pass_turn(&mut self) {
         self.game.pass();
@@ -212,6 +288,10 @@ impl Go {
 }
 
 impl Go {
+    pub(crate) fn game(&self) -> &Game {
+        &self.game
+    }
+
     fn kata_coord(&self, p: Point) -> String {
         let board = self.game.board();
         let (row, col) = board.row_col(p);

@@ -1,6 +1,7 @@
 //! The Python extension module `gokata._gokata`: a thin layer over [`crate::engine`].
 
 mod arguments;
+mod batch;
 mod errors;
 mod go;
 
@@ -18,6 +19,7 @@ fn solve(text: &str) -> PyResult<String> {
 fn _gokata(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<go::Go>()?;
     m.add_function(wrap_pyfunction!(solve, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::playouts, m)?)?;
     m.add("IllegalMoveError", m.py().get_type::<errors::IllegalMoveError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
