@@ -113,3 +113,31 @@ fn undo_of_a_merging_move_splits_the_chains_again() {
     assert_eq!(b.liberties(b.point(0, 0)), 2);
     assert_eq!(b.liberties(b.point(2, 2)), 4);
 }
+
+#[test]
+fn simple_eyes_follow_the_playout_definition() {
+    // Centre eye at (2,2): orthogonal black, one white diagonal allowed, two not.
+    let b = board(&[".....", "..x..", ".x.x.", "..x..", "....."]);
+    assert!(b.is_simple_eye(b.point(2, 2), Color::Black));
+    assert!(!b.is_simple_eye(b.point(2, 2), Color::White));
+    let b = board(&[".....", ".ox..", ".x.x.", "..x..", "....."]);
+    assert!(
+        b.is_simple_eye(b.point(2, 2), Color::Black),
+        "one opponent diagonal is still an eye"
+    );
+    let b = board(&[".....", ".ox..", ".x.x.", "..xo.", "....."]);
+    assert!(
+        !b.is_simple_eye(b.point(2, 2), Color::Black),
+        "two opponent diagonals make a false eye"
+    );
+    // Edge and corner: no opponent diagonal allowed.
+    let b = board(&[".x...", "x....", ".....", ".....", "....."]);
+    assert!(b.is_simple_eye(b.point(0, 0), Color::Black));
+    let b = board(&[".x...", "xo...", ".....", ".....", "....."]);
+    assert!(!b.is_simple_eye(b.point(0, 0), Color::Black));
+    let b = board(&["x.x..", ".x...", ".....", ".....", "....."]);
+    assert!(b.is_simple_eye(b.point(0, 1), Color::Black));
+    // An empty neighbour is never an eye.
+    let b = board(&[".x...", ".....", ".....", ".....", "....."]);
+    assert!(!b.is_simple_eye(b.point(0, 0), Color::Black));
+}

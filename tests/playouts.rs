@@ -1,0 +1,131 @@
+//! Playouts and area scores, checked against independent flood-fill code.
+
+use gokata::engine::{area_score, default_max_moves, playout, Board, Color, Game, Rng};
+
+/// Area score by flood fill over a plain grid: (black, white).
+fn naive_area(board: &Board) -> (u32, u32) {
+    let (h, w) = (board.height(), board.width());
+    let cell = |r: usize, c: usize| board.stone(board.point(r, c)).map_or(0, |s| s as u8);
+    let mut seen = vec![false; h * w];
+    let mut area = [0u32; 3];
+    for r in 0..h {
+        for c in 0..w {
+            let color = cell(r, c);
+            if color != 0 {
+                area[color as usize] += 1;
+                continue;
+            }
+            if seen[r * w + c] {
+                continue;
+            }
+            let (mut stack, mut size, mut touches) = (vec![(r, c)], 0, [false; 3]);
+            seen[r * w + c] = true;
+            while let Some((y, x)) = stack.pop() {
+                size += 1;
+                let mut next = vec![];
+                if y > 0 {
+                    next.push((y - 1, x));
+                }
+                if y + 1 < h {
+                    next.push((y + 1, x));
+                }
+                if x > 0 {
+                    next.push((y, x - 1));
+                }
+                if x + 1 < w {
+                    next.push((y, x + 1));
+                }
+                for (ny, nx) in next {
+                    match cell(ny, nx) {
+                        0 if !seen[ny * w + nx] => {
+                            seen[ny * w + nx] = true;
+                            stack.push((ny, nx));
+                        }
+                        0 => {}
+                        s => touches[s as usize] = true,
+                    }
+                }
+            }
+            match (touches[1], touches[2]) {
+                (true, false) => area[1] += size,
+                (false, true) => area[2] += size,
+                _ => {}
+            }
+        }
+    }
+    (area[1], area[2])
+}
+
+/// Whether `color` has a legal move that does not fill its own simple eye.
+fn has_light_move(board: &Board, color: Color) -> bool {
+    board.points().any(|p| {
+        board.is_empty(p) && !board.is_simple_eye(p, color) && board.illegal_reason(p, color).is_none()
+    })
+}
+
+#[test]
+fn finished_playouts_end_with_no_light_move_and_score_by_area() {
+    for seed in 0..300 {
+        let size = 2 + seed as usize % 8;
+        let mut board = Board::new(size, size - seed as usize % 2).unwrap();
+        let cap = default_max_moves(&board);
+        let result = playout(&mut board, Color::Black, false, cap, 0.5, &mut Rng::new(seed));
+        assert!(result.moves <= cap);
+        if result.moves < cap {
+            assert!(
+                !has_light_move(&board, Color::Black),
+                "seed {seed}: black could still move"
+            );
+            assert!(
+                !has_light_move(&board, Color::White),
+                "seed {seed}: white could still move"
+            );
+        }
+        let (black, white) = naive_area(&board);
+        assert_eq!(
+            (result.score.black, result.score.white),
+            (black, white),
+            "seed {seed}"
+        );
+        assert_eq!(area_score(&board, 0.5), result.score);
+    }
+}
+
+#[test]
+fn playouts_are_reproducible_and_leave_the_game_alone() {
+    let mut game = Game::new(9, 9).unwrap();
+    game.play(game.board().point(4, 4)).unwrap();
+    let before: Vec<_> = game.board().points().map(|p| game.board().stone(p)).collect();
+    let a = game.playout(243, 0.5, &mut Rng::new(11));
+    let b = game.playout(243, 0.5, &mut Rng::new(11));
+    assert_eq!(a, b);
+    let after: Vec<_> = game.board().points().map(|p| game.board().stone(p)).collect();
+    assert_eq!(before, after);
+    assert_eq!(game.turns_played(), 1);
+}
+
+#[test]
+fn a_playout_after_a_pass_ends_at_the_next_pass() {
+    // Black has only eyes; white only suicide points: both pass at once.
+    let rows: Vec<Vec<char>> = [".x.", "xxx", ".x."]
+        .iter()
+        .map(|r| r.chars().collect())
+        .collect();
+    let mut game = gokata::engine::game_from_position(&rows, Color::White, None).unwrap();
+    assert_eq!(game.playout(27, 0.5, &mut Rng::new(1)).moves, 2);
+    game.pass();
+    assert_eq!(game.playout(27, 0.5, &mut Rng::new(1)).moves, 1);
+    let score = game.playout(27, 0.5, &mut Rng::new(1)).score;
+    assert_eq!((score.black, score.white), (9, 0));
+    assert_eq!(score.winner(), Some(Color::Black));
+}
+
+#[test]
+fn komi_decides_close_games_and_equal_areas_draw() {
+    let rows: Vec<Vec<char>> = ["x.o"].iter().map(|r| r.chars().collect()).collect();
+    let game = gokata::engine::game_from_position(&rows, Color::Black, None).unwrap();
+    let board = game.board();
+    assert_eq!(area_score(board, 0.5).winner(), Some(Color::White));
+    assert_eq!(area_score(board, 0.0).winner(), None);
+    assert_eq!(area_score(board, -0.5).winner(), Some(Color::Black));
+}
