@@ -112,9 +112,10 @@ fn playouts(c: &mut Criterion) {
         let empty = Board::new(size, size).unwrap();
         let max_moves = default_max_moves(&empty);
         let mut rng = Rng::new(2026);
+        let mut board = empty.clone();
         group.bench_function(format!("{size}x{size}"), |b| {
             b.iter(|| {
-                let mut board = empty.clone();
+                board.clone_from(&empty);
                 black_box(playout(&mut board, Color::Black, false, max_moves, 0.5, &mut rng))
             })
         });

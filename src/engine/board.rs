@@ -3,10 +3,18 @@
 //! Layout (as in KataGo's `board.cpp`): a padded one-dimensional array with one wall column
 //! shared between the right edge of a row and the left edge of the next, and a wall row above
 //! and below, so the four neighbours of any point are `p - 1`, `p + 1`, `p - stride` and
-//! `p + stride`, and its diagonals `p ± stride ± 1`, with no bounds test. Each chain is a circular linked list of its stones with a
-//! head; the head holds the chain's stone count and its exact number of liberties. Undo records
-//! are a few bytes: captured chains are refilled by flood fill from the recorded directions,
-//! since a captured chain leaves an empty region bounded by the capturer's stones.
+//! `p + stride`, and its diagonals `p ± stride ± 1`, with no bounds test.
+//!
+//! Each chain is a circular linked list of its stones with a head. The head holds the stone
+//! count and the chain's pseudo-liberties (libego's scheme): an empty point next to `k` of the
+//! chain's stones counts `k` times, in a count `L`, a sum `S` of the points and a sum `Q` of
+//! their squares. The chain has no liberty iff `L == 0`, and exactly one distinct liberty iff
+//! `L * Q == S * S` (equality in Cauchy-Schwarz: all the counted points are the same), which is
+//! all that captures, suicide and ko need. Playing a stone or merging chains is then a few
+//! additions, with no search for shared liberties.
+//!
+//! Undo records are a few bytes: captured chains are refilled by flood fill from the recorded
+//! directions, since a captured chain leaves an empty region bounded by the capturer's stones.
 
 use super::color::Color;
 use super::error::{GoError, IllegalReason};
@@ -63,7 +71,6 @@ impl MoveRecord {
     }
 }
 
-#[derive(Clone)]
 pub struct Board {
     height: usize,
     width: usize,
@@ -73,14 +80,47 @@ pub struct Board {
     next_stone: [Point; ARRAY_LEN],
     /// Stones in the chain, valid at chain heads.
     chain_stones: [u16; ARRAY_LEN],
-    /// Distinct liberties of the chain, valid at chain heads.
-    chain_liberties: [u16; ARRAY_LEN],
+    /// Pseudo-liberties of the chain, valid at chain heads: count, sum and sum of squares.
+    /// The sums fit in u32: at most 2500 pseudo-liberties, each below 1024.
+    liberty_count: [u16; ARRAY_LEN],
+    liberty_sum: [u32; ARRAY_LEN],
+    liberty_sum_of_squares: [u32; ARRAY_LEN],
     empty_points: [Point; MAX_POINTS],
     empty_count: usize,
     /// Position of each empty point in `empty_points`.
     empty_slot: [u16; ARRAY_LEN],
     ko: Option<Ko>,
     stone_counts: [u16; 3],
+}
+
+impl Clone for Board {
+    fn clone(&self) -> Board {
+        let mut board = Board::new(self.height, self.width).expect("a valid size");
+        board.clone_from(self);
+        board
+    }
+
+    /// Copies only the part of each array that boards of `source`'s size use: a 9x9 board
+    /// is about a tenth of the arrays, so playouts can reuse one scratch board cheaply.
+    fn clone_from(&mut self, source: &Board) {
+        let used = (source.height + 2) * source.stride + 1;
+        let points = source.height * source.width;
+        self.height = source.height;
+        self.width = source.width;
+        self.stride = source.stride;
+        self.cells[..used].copy_from_slice(&source.cells[..used]);
+        self.chain_head[..used].copy_from_slice(&source.chain_head[..used]);
+        self.next_stone[..used].copy_from_slice(&source.next_stone[..used]);
+        self.chain_stones[..used].copy_from_slice(&source.chain_stones[..used]);
+        self.liberty_count[..used].copy_from_slice(&source.liberty_count[..used]);
+        self.liberty_sum[..used].copy_from_slice(&source.liberty_sum[..used]);
+        self.liberty_sum_of_squares[..used].copy_from_slice(&source.liberty_sum_of_squares[..used]);
+        self.empty_points[..points].copy_from_slice(&source.empty_points[..points]);
+        self.empty_slot[..used].copy_from_slice(&source.empty_slot[..used]);
+        self.empty_count = source.empty_count;
+        self.ko = source.ko;
+        self.stone_counts = source.stone_counts;
+    }
 }
 
 impl Board {
@@ -100,7 +140,9 @@ impl Board {
             chain_head: [NO_POINT; ARRAY_LEN],
             next_stone: [NO_POINT; ARRAY_LEN],
             chain_stones: [0; ARRAY_LEN],
-            chain_liberties: [0; ARRAY_LEN],
+            liberty_count: [0; ARRAY_LEN],
+            liberty_sum: [0; ARRAY_LEN],
+            liberty_sum_of_squares: [0; ARRAY_LEN],
             empty_points: [NO_POINT; MAX_POINTS],
             empty_count: 0,
             empty_slot: [0; ARRAY_LEN],
@@ -168,10 +210,20 @@ impl Board {
         &self.empty_points[..self.empty_count]
     }
 
-    /// Liberties of the chain through `p` (which must hold a stone).
-    #[inline]
+    /// The number of distinct liberties of the chain through `p` (which must hold a stone).
+    /// Counted afresh: the hot path needs only "none" and "exactly one".
     pub fn liberties(&self, p: Point) -> usize {
-        self.chain_liberties[ix(self.chain_head[ix(p)])] as usize
+        let mut counted = [false; ARRAY_LEN];
+        let mut liberties = 0;
+        for s in self.chain(p) {
+            for n in self.neighbours(s) {
+                if self.is_empty(n) && !counted[ix(n)] {
+                    counted[ix(n)] = true;
+                    liberties += 1;
+                }
+            }
+        }
+        liberties
     }
 
     /// The stones of the chain through `p` (which must hold a stone).
@@ -199,8 +251,44 @@ impl Board {
     }
 
     #[inline(always)]
+    fn head(&self, p: Point) -> Point {
+        self.chain_head[ix(p)]
+    }
+
+    #[inline(always)]
     fn same_chain(&self, a: Point, b: Point) -> bool {
-        self.chain_head[ix(a)] == self.chain_head[ix(b)]
+        self.head(a) == self.head(b)
+    }
+
+    /// Whether the chain with head `head` has exactly one distinct liberty (or none).
+    #[inline(always)]
+    fn in_atari(&self, head: Point) -> bool {
+        let h = ix(head);
+        let count = u64::from(self.liberty_count[h]);
+        let sum = u64::from(self.liberty_sum[h]);
+        count * u64::from(self.liberty_sum_of_squares[h]) == sum * sum
+    }
+
+    #[inline(always)]
+    fn has_no_liberty(&self, head: Point) -> bool {
+        self.liberty_count[ix(head)] == 0
+    }
+
+    /// Counts `liberty` once more as a pseudo-liberty of the chain with head `head`.
+    #[inline(always)]
+    fn add_pseudo_liberty(&mut self, head: Point, liberty: Point) {
+        let (h, l) = (ix(head), u32::from(liberty));
+        self.liberty_count[h] += 1;
+        self.liberty_sum[h] += l;
+        self.liberty_sum_of_squares[h] += l * l;
+    }
+
+    #[inline(always)]
+    fn remove_pseudo_liberty(&mut self, head: Point, liberty: Point) {
+        let (h, l) = (ix(head), u32::from(liberty));
+        self.liberty_count[h] -= 1;
+        self.liberty_sum[h] -= l;
+        self.liberty_sum_of_squares[h] -= l * l;
     }
 
     /// Why `color` may not play at `p`, or `None` when the move is legal. `p` must be on the board.
@@ -229,9 +317,9 @@ impl Board {
             if cell == WALL {
                 continue;
             }
-            // An own chain with a liberty besides `p`, or an opponent chain whose last one is `p`.
-            let liberties = self.liberties(n);
-            if (cell == own) == (liberties > 1) {
+            // `p` is a liberty of every neighbouring chain, so "in atari" means `p` is its last
+            // one: an own chain not in atari keeps a liberty, an opponent chain in atari is taken.
+            if (cell == own) != self.in_atari(self.head(n)) {
                 return false;
             }
         }
@@ -300,7 +388,7 @@ impl Board {
         let neighbours = self.neighbours(p);
         for (i, &n) in neighbours.iter().enumerate() {
             if self.cells[ix(n)] == opponent
-                && self.liberties(n) == 1
+                && self.in_atari(self.head(n))
                 && !neighbours[..i]
                     .iter()
                     .any(|&m| self.cells[ix(m)] == opponent && self.same_chain(m, n))
@@ -348,45 +436,32 @@ impl Board {
         let own = color as u8;
         let opponent = color.opponent() as u8;
 
-        self.put_single_stone(p, color);
+        self.put_stone(p, color);
         let neighbours = self.neighbours(p);
-        self.chain_liberties[ix(p)] =
-            neighbours.iter().filter(|&&n| self.cells[ix(n)] == EMPTY).count() as u16;
-
         let mut captured_stones = 0;
         let mut captured_at = NO_POINT;
         for (i, &n) in neighbours.iter().enumerate() {
             let cell = self.cells[ix(n)];
             if cell == own {
                 if !self.same_chain(n, p) {
-                    self.chain_liberties[ix(self.chain_head[ix(n)])] -= 1;
                     self.merge_chains(n, p);
                 }
-            } else if cell == opponent {
-                let seen_before = neighbours[..i]
-                    .iter()
-                    .any(|&m| self.cells[ix(m)] == opponent && self.same_chain(m, n));
-                if seen_before {
-                    continue;
-                }
-                let head = ix(self.chain_head[ix(n)]);
-                self.chain_liberties[head] -= 1;
-                if self.chain_liberties[head] == 0 {
-                    captured_stones += self.remove_chain(n);
-                    captured_at = n;
-                    record.captured_directions |= 1 << i;
-                }
+            } else if cell == opponent && self.has_no_liberty(self.head(n)) {
+                captured_stones += self.remove_chain(n);
+                captured_at = n;
+                record.captured_directions |= 1 << i;
             }
         }
 
         // A single stone that took a single stone and has one liberty left can be retaken
         // at once, which would repeat the position: that retake is the ko.
-        let head = ix(self.chain_head[ix(p)]);
-        self.ko = (captured_stones == 1 && self.chain_stones[head] == 1 && self.chain_liberties[head] == 1)
-            .then_some(Ko {
-                point: captured_at,
-                color: color.opponent(),
-            });
+        let head = self.head(p);
+        self.ko =
+            (captured_stones == 1 && self.chain_stones[ix(head)] == 1 && self.liberty_count[ix(head)] == 1)
+                .then_some(Ko {
+                    point: captured_at,
+                    color: color.opponent(),
+                });
         record
     }
 
@@ -408,16 +483,20 @@ impl Board {
             }
         }
 
-        let old_head = self.chain_head[ix(p)];
+        let old_head = self.head(p);
         let was_alone = self.chain_stones[ix(old_head)] == 1;
         self.remove_stone(p);
-        self.add_liberty_to_adjacent_chains(p, color.opponent());
+        for n in neighbours {
+            if self.cells[ix(n)] == color.opponent() as u8 {
+                self.add_pseudo_liberty(self.head(n), p);
+            }
+        }
         if was_alone {
             return;
         }
         // The stone joined chains together: rebuild what is left of them from scratch.
         for n in neighbours {
-            if self.cells[ix(n)] == color as u8 && self.chain_head[ix(n)] == old_head {
+            if self.cells[ix(n)] == color as u8 && self.head(n) == old_head {
                 self.rebuild_chain(n, old_head);
             }
         }
@@ -427,16 +506,9 @@ impl Board {
     /// positions. The caller must check the result has no chain without liberties.
     pub fn place_stone(&mut self, p: Point, color: Color) {
         debug_assert!(self.is_empty(p));
-        self.put_single_stone(p, color);
-        self.chain_liberties[ix(p)] = self
-            .neighbours(p)
-            .iter()
-            .filter(|&&n| self.cells[ix(n)] == EMPTY)
-            .count() as u16;
-        self.remove_liberty_from_adjacent_chains(p, color.opponent());
+        self.put_stone(p, color);
         for n in self.neighbours(p) {
             if self.cells[ix(n)] == color as u8 && !self.same_chain(n, p) {
-                self.chain_liberties[ix(self.chain_head[ix(n)])] -= 1;
                 self.merge_chains(n, p);
             }
         }
@@ -447,13 +519,16 @@ impl Board {
         self.ko = Some(Ko { point: p, color });
     }
 
-    /// Whether any chain has no liberty (possible only in a position set up by hand).
+    /// A stone of a chain without liberties, if any (possible only in a position set up by hand).
     pub fn has_chain_without_liberties(&self) -> Option<Point> {
         self.points()
-            .find(|&p| !self.is_empty(p) && self.liberties(p) == 0)
+            .find(|&p| !self.is_empty(p) && self.has_no_liberty(self.head(p)))
     }
 
-    fn put_single_stone(&mut self, p: Point, color: Color) {
+    /// Puts a lone stone of `color` on the empty point `p`: its own chain with its empty
+    /// neighbours as pseudo-liberties, and `p` no longer a pseudo-liberty of the chains around.
+    #[inline]
+    fn put_stone(&mut self, p: Point, color: Color) {
         let i = ix(p);
         self.cells[i] = color as u8;
         self.stone_counts[color as usize] += 1;
@@ -461,6 +536,16 @@ impl Board {
         self.chain_head[i] = p;
         self.next_stone[i] = p;
         self.chain_stones[i] = 1;
+        self.liberty_count[i] = 0;
+        self.liberty_sum[i] = 0;
+        self.liberty_sum_of_squares[i] = 0;
+        for n in self.neighbours(p) {
+            match self.cells[ix(n)] {
+                EMPTY => self.add_pseudo_liberty(p, n),
+                WALL => {}
+                _ => self.remove_pseudo_liberty(self.head(n), p),
+            }
+        }
     }
 
     fn remove_stone(&mut self, p: Point) {
@@ -472,22 +557,13 @@ impl Board {
 
     /// Joins the chain through `a` with the chain through `b`, the smaller into the larger.
     fn merge_chains(&mut self, a: Point, b: Point) {
-        let mut big = self.chain_head[ix(a)];
-        let mut small = self.chain_head[ix(b)];
+        let mut big = self.head(a);
+        let mut small = self.head(b);
         if self.chain_stones[ix(big)] < self.chain_stones[ix(small)] {
             std::mem::swap(&mut big, &mut small);
         }
-        // A liberty of the small chain is new to the big one unless it touches the big one.
-        // Stones move to the big chain as they are visited, so a liberty shared by two small
-        // stones is counted once.
-        let mut new_liberties = 0;
         let mut s = small;
         loop {
-            for n in self.neighbours(s) {
-                if self.cells[ix(n)] == EMPTY && !self.touches_chain(n, big) {
-                    new_liberties += 1;
-                }
-            }
             self.chain_head[ix(s)] = big;
             let next = self.next_stone[ix(s)];
             if next == small {
@@ -498,61 +574,29 @@ impl Board {
         // Splice the small ring after the big head: s is the small ring's last stone.
         self.next_stone[ix(s)] = self.next_stone[ix(big)];
         self.next_stone[ix(big)] = small;
-        self.chain_stones[ix(big)] += self.chain_stones[ix(small)];
-        self.chain_liberties[ix(big)] += new_liberties;
-    }
-
-    /// Whether the point `p` is next to a stone of the chain headed by `head`.
-    #[inline(always)]
-    fn touches_chain(&self, p: Point, head: Point) -> bool {
-        let color = self.cells[ix(head)];
-        self.neighbours(p)
-            .iter()
-            .any(|&n| self.cells[ix(n)] == color && self.chain_head[ix(n)] == head)
+        let (b, s) = (ix(big), ix(small));
+        self.chain_stones[b] += self.chain_stones[s];
+        self.liberty_count[b] += self.liberty_count[s];
+        self.liberty_sum[b] += self.liberty_sum[s];
+        self.liberty_sum_of_squares[b] += self.liberty_sum_of_squares[s];
     }
 
     /// Removes a captured chain; returns the number of stones removed.
     fn remove_chain(&mut self, p: Point) -> u16 {
-        let capturer = self.stone(p).expect("a chain to remove").opponent();
+        let capturer = self.cells[ix(p)] ^ 3;
         let mut removed = 0;
         let mut s = p;
         loop {
             self.remove_stone(s);
-            self.add_liberty_to_adjacent_chains(s, capturer);
+            for n in self.neighbours(s) {
+                if self.cells[ix(n)] == capturer {
+                    self.add_pseudo_liberty(self.head(n), s);
+                }
+            }
             removed += 1;
             s = self.next_stone[ix(s)];
             if s == p {
                 return removed;
-            }
-        }
-    }
-
-    fn add_liberty_to_adjacent_chains(&mut self, p: Point, color: Color) {
-        self.change_adjacent_liberties(p, color, true);
-    }
-
-    fn remove_liberty_from_adjacent_chains(&mut self, p: Point, color: Color) {
-        self.change_adjacent_liberties(p, color, false);
-    }
-
-    /// Each distinct chain of `color` next to `p` gains (or loses) the liberty `p`.
-    #[inline]
-    fn change_adjacent_liberties(&mut self, p: Point, color: Color, gain: bool) {
-        let neighbours = self.neighbours(p);
-        for (i, &n) in neighbours.iter().enumerate() {
-            if self.cells[ix(n)] != color as u8 {
-                continue;
-            }
-            let seen_before = neighbours[..i]
-                .iter()
-                .any(|&m| self.cells[ix(m)] == color as u8 && self.same_chain(m, n));
-            if !seen_before {
-                let head = ix(self.chain_head[ix(n)]);
-                if gain {
-                    self.chain_liberties[head] += 1;
-                } else {
-                    self.chain_liberties[head] -= 1;
-                }
             }
         }
     }
@@ -570,22 +614,28 @@ impl Board {
                 }
             }
         }
-        // Captured chains had no liberty; the capturing stone at the centre of the undo is
-        // still there, and the undo gives it back to the chain afterwards.
-        self.chain_liberties[ix(p)] = 0;
     }
 
-    /// Adds a stone of `color` at `p` to the chain headed by `head` (or starts it).
+    /// Adds a stone of `color` at `p` to the chain headed by `head` (or starts it), taking the
+    /// pseudo-liberty `p` from the opponent chains around. Used only to refill a captured chain,
+    /// which has no liberty until the capturing stone is taken back.
     fn place_in_chain(&mut self, p: Point, color: Color, head: Point) {
         let i = ix(p);
         self.cells[i] = color as u8;
         self.stone_counts[color as usize] += 1;
         self.remove_empty(p);
-        self.remove_liberty_from_adjacent_chains(p, color.opponent());
+        for n in self.neighbours(p) {
+            if self.cells[ix(n)] == color.opponent() as u8 {
+                self.remove_pseudo_liberty(self.head(n), p);
+            }
+        }
         self.chain_head[i] = head;
         if p == head {
             self.next_stone[i] = p;
             self.chain_stones[i] = 1;
+            self.liberty_count[i] = 0;
+            self.liberty_sum[i] = 0;
+            self.liberty_sum_of_squares[i] = 0;
         } else {
             self.next_stone[i] = self.next_stone[ix(head)];
             self.next_stone[ix(head)] = p;
@@ -594,7 +644,7 @@ impl Board {
     }
 
     /// Rebuilds, from `start`, the chain of stones still marked with `old_head`, counting its
-    /// liberties afresh.
+    /// pseudo-liberties afresh.
     fn rebuild_chain(&mut self, start: Point, old_head: Point) {
         let color = self.cells[ix(start)];
         let mut members = vec![start];
@@ -605,27 +655,27 @@ impl Board {
             let s = members[i];
             i += 1;
             for n in self.neighbours(s) {
-                if self.cells[ix(n)] == color && self.chain_head[ix(n)] == old_head {
+                if self.cells[ix(n)] == color && self.head(n) == old_head {
                     self.chain_head[ix(n)] = NO_POINT;
                     members.push(n);
                 }
             }
         }
         let head = start;
-        let mut is_liberty = [false; ARRAY_LEN];
-        let mut liberties = 0;
+        let h = ix(head);
+        self.chain_stones[h] = members.len() as u16;
+        self.liberty_count[h] = 0;
+        self.liberty_sum[h] = 0;
+        self.liberty_sum_of_squares[h] = 0;
         for (k, &s) in members.iter().enumerate() {
             self.chain_head[ix(s)] = head;
             self.next_stone[ix(s)] = members[(k + 1) % members.len()];
             for n in self.neighbours(s) {
-                if self.is_empty(n) && !is_liberty[ix(n)] {
-                    is_liberty[ix(n)] = true;
-                    liberties += 1;
+                if self.is_empty(n) {
+                    self.add_pseudo_liberty(head, n);
                 }
             }
         }
-        self.chain_stones[ix(head)] = members.len() as u16;
-        self.chain_liberties[ix(head)] = liberties;
     }
 
     fn swap_empty_slots(&mut self, i: usize, j: usize) {

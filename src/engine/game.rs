@@ -98,24 +98,30 @@ impl Game {
 
     /// A light random playout from this position, on a copy: the game is not changed.
     pub fn playout(&self, max_moves: u32, komi: f64, rng: &mut Rng) -> PlayoutResult {
-        let mut board = self.board.clone();
+        self.playout_on(&mut self.board.clone(), max_moves, komi, rng)
+    }
+
+    /// `count` playouts from this position.
+    pub fn playouts(&self, count: u64, max_moves: u32, komi: f64, rng: &mut Rng) -> PlayoutSummary {
+        let mut summary = PlayoutSummary::default();
+        let mut scratch = self.board.clone();
+        for _ in 0..count {
+            summary.add(&self.playout_on(&mut scratch, max_moves, komi, rng));
+        }
+        summary
+    }
+
+    /// A playout on `scratch`, which is first made a copy of this position.
+    fn playout_on(&self, scratch: &mut Board, max_moves: u32, komi: f64, rng: &mut Rng) -> PlayoutResult {
+        scratch.clone_from(&self.board);
         playout(
-            &mut board,
+            scratch,
             self.to_move,
             self.last_turn_was_pass(),
             max_moves,
             komi,
             rng,
         )
-    }
-
-    /// `count` playouts from this position.
-    pub fn playouts(&self, count: u64, max_moves: u32, komi: f64, rng: &mut Rng) -> PlayoutSummary {
-        let mut summary = PlayoutSummary::default();
-        for _ in 0..count {
-            summary.add(&self.playout(max_moves, komi, rng));
-        }
-        summary
     }
 
     /// The side to move passes.
