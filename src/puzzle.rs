@@ -6,7 +6,7 @@
 //! Colours need not alternate. Ko forbids a move whose result equals the board as it was
 //! just before the previous move of the list.
 
-use crate::engine::{game_from_position, Color, GoError};
+use crate::engine::{Board, Color, Game, GoError};
 
 /// The answer to a puzzle input: the final board in the input's alphabet, or `NOT_VALID`.
 /// Malformed input is an error naming the line at fault.
@@ -38,9 +38,15 @@ pub fn solve(input: &str) -> Result<String, GoError> {
                 cells.len()
             )));
         }
+        if let Some(col) = cells.iter().position(|c| !matches!(c, '.' | 'B' | 'W')) {
+            return Err(malformed(format!(
+                "line {n}: {:?} at column {col} is not one of . B W",
+                cells[col]
+            )));
+        }
         rows.push(cells);
     }
-    let mut game = game_from_position(&rows, Color::Black, None).map_err(|e| malformed(e.to_string()))?;
+    let mut game = starting_game(&rows)?;
 
     let mut moves = Vec::with_capacity(move_count);
     for m in 0..move_count {
@@ -72,6 +78,31 @@ pub fn solve(input: &str) -> Result<String, GoError> {
         })
         .collect();
     Ok(picture.join("\n"))
+}
+
+/// The game from the puzzle's board rows (already checked to be `.`, `B`, `W`, square).
+fn starting_game(rows: &[Vec<char>]) -> Result<Game, GoError> {
+    let size = rows.len();
+    let mut board = Board::new(size, size)?;
+    for (row, cells) in rows.iter().enumerate() {
+        for (col, &cell) in cells.iter().enumerate() {
+            let color = match cell {
+                'B' => Color::Black,
+                'W' => Color::White,
+                _ => continue,
+            };
+            board.place_stone(board.point(row, col), color);
+        }
+    }
+    if let Some(p) = board.has_chain_without_liberties() {
+        let (row, col) = board.row_col(p);
+        // The board's first row is the input's line 3.
+        return Err(malformed(format!(
+            "line {}: the chain at row {row}, column {col} has no liberty",
+            row + 3
+        )));
+    }
+    Ok(Game::from_board(board, Color::Black))
 }
 
 fn malformed(problem: String) -> GoError {
@@ -133,6 +164,8 @@ mod tests {
             ("3\n1\n...\n...\n...\nB 3 0\n", "line 6"),
             ("3\n1\n...\n...\n...\nG 0 0\n", "line 6"),
             ("3\n0\n...\n...\n...\nB 0 0\n", "line 6"),
+            ("3\n0\n...\n.x.\n...\n", "line 4"),
+            ("3\n0\n...\nW..\nBW.\n", "line 5: the chain at row 2, column 0"),
         ] {
             let error = solve(input).unwrap_err().to_string();
             assert!(error.contains(line), "{input:?}: {error}");

@@ -71,6 +71,18 @@ fn previous_position_not_one_move_away_bans_nothing_it_cannot_repeat() {
 }
 
 #[test]
+fn the_ko_from_previous_binds_whichever_colour_could_repeat_it() {
+    let current = [".xo.", "x.xo", ".xo.", "...."].map(|r| r.chars().collect::<Vec<_>>());
+    let previous = [".xo.", "xo.o", ".xo.", "...."].map(|r| r.chars().collect::<Vec<_>>());
+    let game = game_from_position(&current, Color::Black, Some(&previous)).unwrap();
+    assert_eq!(
+        game.board().ko_point(Color::White),
+        Some(game.board().point(1, 1))
+    );
+    assert_eq!(game.board().ko_point(Color::Black), None);
+}
+
+#[test]
 fn a_previous_position_of_another_size_is_an_error() {
     let current = ["...", "...", "..."].map(|r| r.chars().collect::<Vec<_>>());
     let previous = ["..", ".."].map(|r| r.chars().collect::<Vec<_>>());

@@ -86,8 +86,13 @@ pub fn game_from_position(
                 board.width()
             )));
         }
-        if let Some(p) = move_repeating(&board, &previous, to_move) {
-            board.set_ko(p, to_move);
+        // At most one colour can recreate `previous` (it has one more stone of that colour
+        // than the position, where the position is empty); usually the side to move.
+        for color in [to_move, to_move.opponent()] {
+            if let Some(p) = move_repeating(&board, &previous, color) {
+                board.set_ko(p, color);
+                break;
+            }
         }
     }
     Ok(Game::from_board(board, to_move))

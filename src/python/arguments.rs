@@ -2,7 +2,7 @@
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyInt, PyString, PyTuple};
+use pyo3::types::{PyBool, PyInt, PySequence, PyString, PyTuple};
 
 use super::errors::to_py_err;
 use crate::engine::{coord, Board, Color, GoError, Point};
@@ -12,7 +12,7 @@ pub fn require_int(value: &Bound<'_, PyAny>, name: &str) -> PyResult<()> {
     if !value.is_instance_of::<PyInt>() || value.is_instance_of::<PyBool>() {
         return Err(PyTypeError::new_err(format!(
             "{name} must be an int, not {}",
-            value.get_type().name()?
+            type_name(value)
         )));
     }
     Ok(())
@@ -31,10 +31,7 @@ pub fn color(value: &Bound<'_, PyAny>) -> PyResult<Color> {
     let text = value.cast::<PyString>().map_err(|_| {
         PyTypeError::new_err(format!(
             "a colour must be a str such as 'black' or 'white', not {}",
-            value
-                .get_type()
-                .name()
-                .map_or_else(|_| "?".to_string(), |n| n.to_string())
+            type_name(value)
         ))
     })?;
     text.to_str()?.parse().map_err(to_py_err)
@@ -68,7 +65,7 @@ pub fn point_or_error(board: &Board, value: &Bound<'_, PyAny>) -> PyResult<Resul
     } else {
         return Err(PyTypeError::new_err(format!(
             "a coordinate must be a str like '7A' or 'A7', or a (row, col) tuple, not {}",
-            value.get_type().name()?
+            type_name(value)
         )));
     };
     match row_col {
@@ -79,7 +76,8 @@ pub fn point_or_error(board: &Board, value: &Bound<'_, PyAny>) -> PyResult<Resul
 }
 
 /// A position: a sequence of rows, each a str or a sequence of one-character strs, top row
-/// first; or one str of lines.
+/// first; or one str of lines. Sets, dicts and iterators are refused: their order is not the
+/// board's.
 pub fn position_rows(value: &Bound<'_, PyAny>, name: &str) -> PyResult<Vec<Vec<char>>> {
     if let Ok(text) = value.cast::<PyString>() {
         let text = text.to_str()?;
@@ -90,49 +88,57 @@ pub fn position_rows(value: &Bound<'_, PyAny>, name: &str) -> PyResult<Vec<Vec<c
             .map(|line| line.chars().collect())
             .collect());
     }
-    let not_rows = || {
+    let rows = value.cast::<PySequence>().map_err(|_| {
         PyTypeError::new_err(format!(
             "{name} must be a sequence of rows (strs or lists of one-character strs), not {}",
-            value
-                .get_type()
-                .name()
-                .map_or_else(|_| "?".to_string(), |n| n.to_string())
+            type_name(value)
         ))
-    };
-    let mut rows = Vec::new();
-    for (r, row) in value.try_iter().map_err(|_| not_rows())?.enumerate() {
+    })?;
+    let mut parsed = Vec::new();
+    for (r, row) in rows.try_iter()?.enumerate() {
         let row = row?;
         if let Ok(text) = row.cast::<PyString>() {
-            rows.push(text.to_str()?.chars().collect());
+            parsed.push(text.to_str()?.chars().collect());
             continue;
         }
-        let cells_iter = row.try_iter().map_err(|_| {
+        let cells = row.cast::<PySequence>().map_err(|_| {
             PyTypeError::new_err(format!(
                 "{name}: row {} must be a str or a sequence of one-character strs, not {}",
                 r + 1,
-                row.get_type()
-                    .name()
-                    .map_or_else(|_| "?".to_string(), |n| n.to_string())
+                type_name(&row)
             ))
         })?;
-        let mut cells = Vec::new();
-        for (c, cell) in cells_iter.enumerate() {
-            let cell = cell?;
-            let one_char = cell.cast::<PyString>().ok().and_then(|s| {
-                let text = s.to_str().ok()?;
-                let mut chars = text.chars();
-                chars.next().filter(|_| chars.next().is_none())
-            });
-            cells.push(one_char.ok_or_else(|| {
-                PyValueError::new_err(format!(
-                    "{name}: row {} column {} must be a one-character str, not {}",
-                    r + 1,
-                    c + 1,
-                    cell.repr().map_or_else(|_| "?".to_string(), |s| s.to_string())
-                ))
-            })?);
+        let mut parsed_row = Vec::new();
+        for (c, cell) in cells.try_iter()?.enumerate() {
+            parsed_row.push(one_character(&cell?, name, r, c)?);
         }
-        rows.push(cells);
+        parsed.push(parsed_row);
     }
-    Ok(rows)
+    Ok(parsed)
+}
+
+/// A cell of a position: a str of exactly one character.
+fn one_character(cell: &Bound<'_, PyAny>, name: &str, r: usize, c: usize) -> PyResult<char> {
+    let place = format!("{name}: row {} column {}", r + 1, c + 1);
+    let text = cell.cast::<PyString>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "{place} must be a one-character str, not {}",
+            type_name(cell)
+        ))
+    })?;
+    let mut chars = text.to_str()?.chars();
+    match (chars.next(), chars.next()) {
+        (Some(ch), None) => Ok(ch),
+        _ => Err(PyValueError::new_err(format!(
+            "{place} must be one character, not {}",
+            cell.repr().map_or_else(|_| "?".to_string(), |s| s.to_string())
+        ))),
+    }
+}
+
+fn type_name(value: &Bound<'_, PyAny>) -> String {
+    value
+        .get_type()
+        .name()
+        .map_or_else(|_| "?".to_string(), |n| n.to_string())
 }

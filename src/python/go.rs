@@ -8,7 +8,8 @@ use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use super::arguments::{color, color_or, point, point_or_error, position_rows, whole_number};
 use super::batch::{self, legal_mask_bytes, score_dict};
 use super::errors::to_py_err;
-use crate::engine::{area_score, coord, game_from_position, render, Board, Color, Game, Point};
+use super::names::point_names;
+use crate::engine::{area_score, game_from_position, render, Board, Color, Game};
 
 /// A game of Go under the kata's rules. Coordinates are row number then column letter
 /// (`"7A"`; row 1 is the bottom row, there is no column I), or `"A7"`, or a `(row, col)` tuple.
@@ -127,23 +128,32 @@ impl Go {
     /// Every point where `color` (default: the side to move) may play, in the kata form, row by
     /// row from the top.
     #[pyo3(signature = (color = None))]
-    fn legal_moves(&self, color: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<String>> {
+    fn legal_moves<'py>(
+        &self,
+        py: Python<'py>,
+        color: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyList>> {
         let color = color_or(color, self.game.to_move())?;
         let board = self.game.board();
-        Ok(board.legal_moves(color).map(|p| self.kata_coord(p)).collect())
+        point_names(py, board, board.legal_moves(color))
     }
 
     /// The stones, in the kata form, that a move of `color` (default: the side to move) at
     /// `coord` would capture. Raises `IllegalMoveError` if the move is illegal.
     #[pyo3(signature = (coord, color = None))]
-    fn captures(&self, coord: &Bound<'_, PyAny>, color: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<String>> {
+    fn captures<'py>(
+        &self,
+        py: Python<'py>,
+        coord: &Bound<'py, PyAny>,
+        color: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyList>> {
         let color = color_or(color, self.game.to_move())?;
         let board = self.game.board();
         let p = point(board, coord)?;
         self.game.check_move(color, p).map_err(to_py_err)?;
         let mut captured = board.captures(p, color);
         captured.sort_unstable();
-        Ok(captured.into_iter().map(|q| self.kata_coord(q)).collect())
+        point_names(py, board, captured.into_iter())
     }
 
     /// Area score: stones plus empty regions touching only that colour (every stone counts as
@@ -290,11 +300,5 @@ impl Go {
 impl Go {
     pub(crate) fn game(&self) -> &Game {
         &self.game
-    }
-
-    fn kata_coord(&self, p: Point) -> String {
-        let board = self.game.board();
-        let (row, col) = board.row_col(p);
-        coord::format(row, col, board.height())
     }
 }

@@ -4,6 +4,7 @@ mod arguments;
 mod batch;
 mod errors;
 mod go;
+mod names;
 
 use pyo3::prelude::*;
 
