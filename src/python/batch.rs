@@ -36,18 +36,18 @@ pub fn rng(seed: Option<&Bound<'_, PyAny>>) -> PyResult<Rng> {
     Ok(Rng::new(low))
 }
 
-/// A move cap: a positive int, or `None` for three moves per point.
+/// A move cap: a positive int (caps past 2^32 - 1 are that), or `None` for three moves per point.
 pub fn max_moves(game: &Go, value: Option<&Bound<'_, PyAny>>) -> PyResult<u32> {
-    match value {
-        None => Ok(default_max_moves(game.game().board())),
-        Some(value) => {
-            let n = whole_number(value, "max_moves")?;
-            u32::try_from(n)
-                .ok()
-                .filter(|&n| n > 0)
-                .ok_or_else(|| PyValueError::new_err(format!("max_moves must be a positive int, not {n}")))
-        }
+    let Some(value) = value else {
+        return Ok(default_max_moves(game.game().board()));
+    };
+    require_int(value, "max_moves")?;
+    if !value.gt(0)? {
+        return Err(PyValueError::new_err(format!(
+            "max_moves must be a positive int, not {value}"
+        )));
     }
+    Ok(value.extract::<u32>().unwrap_or(u32::MAX))
 }
 
 /// Komi: a finite number.
