@@ -1,6 +1,5 @@
 //! The `Go` class.
 
-use pyo3::exceptions::PyValueError;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
@@ -9,7 +8,7 @@ use super::arguments::{color, color_or, point, point_or_error, position_rows, wh
 use super::batch::{self, legal_mask_bytes, score_dict};
 use super::errors::to_py_err;
 use super::names::point_names;
-use crate::engine::{area_score, game_from_position, render, Board, Color, Game};
+use crate::engine::{area_score, game_from_position, render, Board, Color, Game, GoError};
 
 /// A game of Go under the kata's rules. Coordinates are row number then column letter
 /// (`"7A"`; row 1 is the bottom row, there is no column I), or `"A7"`, or a `(row, col)` tuple.
@@ -30,11 +29,9 @@ impl Go {
             None => height,
         };
         let size = |n: i64| usize::try_from(n).unwrap_or(usize::MAX);
-        let game = Game::new(size(height), size(width)).map_err(|_| {
-            PyValueError::new_err(format!(
-                "board size {height}x{width} is out of range: height and width must each be 1 to 25"
-            ))
-        })?;
+        // The engine's error, but with the numbers as given (negative ones included).
+        let game = Game::new(size(height), size(width))
+            .map_err(|_| to_py_err(GoError::BoardSize { height, width }))?;
         Ok(Go { game })
     }
 
