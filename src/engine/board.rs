@@ -69,6 +69,11 @@ impl MoveRecord {
     pub fn is_pass(&self) -> bool {
         self.point == NO_POINT
     }
+
+    /// The point played (meaningless for a pass).
+    pub fn point(&self) -> Point {
+        self.point
+    }
 }
 
 pub struct Board {

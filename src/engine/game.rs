@@ -6,6 +6,7 @@ use super::coord;
 use super::error::{GoError, IllegalReason};
 use super::handicap::handicap_points;
 use super::playout::{playout, PlayoutResult, PlayoutSummary};
+use super::record::{GameRecord, TurnRecord};
 use super::rng::Rng;
 
 /// One turn on record: the board's undo record and who was to move before it.
@@ -200,6 +201,50 @@ impl Game {
             self.to_move = turn.previous_to_move;
         }
         Ok(())
+    }
+
+    /// The game as plain values; [`GameRecord::replay`] rebuilds it exactly.
+    pub fn record(&self) -> GameRecord {
+        let mut start = self.clone();
+        start
+            .rollback(self.history.len() as i64)
+            .expect("every turn can be undone");
+        let board = &start.board;
+        let cells = (0..board.height())
+            .map(|row| {
+                (0..board.width())
+                    .map(|col| board.stone(board.point(row, col)))
+                    .collect()
+            })
+            .collect();
+        let start_ko = [Color::Black, Color::White].into_iter().find_map(|color| {
+            let (row, col) = board.row_col(board.ko_point(color)?);
+            Some((row, col, color))
+        });
+        let turns = self
+            .history
+            .iter()
+            .map(|turn| TurnRecord {
+                color: turn.record.color(),
+                point: (!turn.record.is_pass()).then(|| self.board.row_col(turn.record.point())),
+                previous_to_move: turn.previous_to_move,
+            })
+            .collect();
+        GameRecord {
+            start: cells,
+            start_to_move: start.to_move,
+            start_ko,
+            handicap_placed: self.handicap_placed,
+            turns,
+        }
+    }
+
+    pub(super) fn set_to_move(&mut self, color: Color) {
+        self.to_move = color;
+    }
+
+    pub(super) fn set_handicap_placed(&mut self, placed: bool) {
+        self.handicap_placed = placed;
     }
 
     /// Back to the empty board of the same size, black to move, no history.

@@ -8,6 +8,7 @@ use super::arguments::{color, color_or, point, point_or_error, position_rows, wh
 use super::batch::{self, legal_mask_bytes, score_dict};
 use super::errors::to_py_err;
 use super::names::point_names;
+use super::pickling;
 use crate::engine::{area_score, game_from_position, render, Board, Color, Game, GoError};
 
 /// A game of Go under the kata's rules. Coordinates are row number then column letter
@@ -283,6 +284,19 @@ impl Go {
             self.game.to_move(),
             self.game.turns_played()
         )
+    }
+
+    fn __getnewargs__(&self) -> (usize, usize) {
+        (self.game.board().height(), self.game.board().width())
+    }
+
+    fn __getstate__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        pickling::state(py, &self.game)
+    }
+
+    fn __setstate__(&mut self, state: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.game = pickling::game_from_state(state)?;
+        Ok(())
     }
 
     fn __copy__(&self) -> Self {

@@ -5,6 +5,7 @@ mod batch;
 mod errors;
 mod go;
 mod names;
+mod pickling;
 
 use pyo3::prelude::*;
 

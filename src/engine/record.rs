@@ -1,0 +1,75 @@
+//! A game as plain values, enough to rebuild it exactly: the position before the first turn on
+//! record (with its ko ban) and every turn since. For saving, pickling and sending games.
+
+use super::board::Board;
+use super::color::Color;
+use super::error::GoError;
+use super::game::Game;
+
+/// One turn: who played, where (`None` for a pass), and who was to move before it (the same
+/// colour unless the turn was played out of order with an explicit colour).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TurnRecord {
+    pub color: Color,
+    pub point: Option<(usize, usize)>,
+    pub previous_to_move: Color,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameRecord {
+    /// The position before the first turn, row by row from the top.
+    pub start: Vec<Vec<Option<Color>>>,
+    pub start_to_move: Color,
+    /// A ko ban in force at the start: `(row, col, colour banned)`.
+    pub start_ko: Option<(usize, usize, Color)>,
+    pub handicap_placed: bool,
+    pub turns: Vec<TurnRecord>,
+}
+
+impl GameRecord {
+    /// The game this record describes; an error if it describes no legal game.
+    pub fn replay(&self) -> Result<Game, GoError> {
+        let bad = |problem: String| GoError::Position(format!("game record: {problem}"));
+        let height = self.start.len();
+        let width = self.start.first().map_or(0, Vec::len);
+        let mut board = Board::new(height, width)?;
+        if self.start.iter().any(|row| row.len() != width) {
+            return Err(bad("the start position has rows of different lengths".into()));
+        }
+        for (row, cells) in self.start.iter().enumerate() {
+            for (col, cell) in cells.iter().enumerate() {
+                if let Some(color) = cell {
+                    board.place_stone(board.point(row, col), *color);
+                }
+            }
+        }
+        if board.has_chain_without_liberties().is_some() {
+            return Err(bad("the start position has a chain without liberties".into()));
+        }
+        let on_board = |(row, col): (usize, usize)| {
+            (row < height && col < width)
+                .then_some((row, col))
+                .ok_or_else(|| bad(format!("({row}, {col}) is off the board")))
+        };
+        if let Some((row, col, color)) = self.start_ko {
+            let (row, col) = on_board((row, col))?;
+            board.set_ko(board.point(row, col), color);
+        }
+        let mut game = Game::from_board(board, self.start_to_move);
+        game.set_handicap_placed(self.handicap_placed);
+        for (number, turn) in self.turns.iter().enumerate() {
+            game.set_to_move(turn.previous_to_move);
+            match turn.point {
+                Some(point) => {
+                    let (row, col) = on_board(point)?;
+                    let p = game.board().point(row, col);
+                    game.play_as(turn.color, p)
+                        .map_err(|e| bad(format!("turn {}: {e}", number + 1)))?;
+                }
+                None if turn.color == turn.previous_to_move => game.pass(),
+                None => return Err(bad(format!("turn {}: a pass out of turn", number + 1))),
+            }
+        }
+        Ok(game)
+    }
+}
