@@ -367,6 +367,11 @@ class Row:
     target: str
 
 
+def mask_kind() -> str:
+    """What legal_mask() returns here: a numpy array when numpy is installed, else bytes."""
+    return "numpy" if not isinstance(Go(1).legal_mask(), bytes) else "bytes"
+
+
 def microseconds(ns: float, unit: str) -> str:
     return f"{ns / 1000:.3f} µs/{unit}" if ns < 10_000 else f"{ns / 1000:.1f} µs/{unit}"
 
@@ -404,7 +409,7 @@ def query_rows(corpus_19x19: Corpus, settings: Settings) -> list[Row]:
         Row("19x19 mid-game, game.board read", microseconds(board_ns, "read"), "-"),
         Row("19x19 mid-game, legal_moves()", microseconds(moves_ns, "call"),
             "pyspiel legal-move list 10.6 µs"),
-        Row("19x19 mid-game, legal_mask() (numpy)", microseconds(mask_ns, "call"), "-"),
+        Row(f"19x19 mid-game, legal_mask() ({mask_kind()})", microseconds(mask_ns, "call"), "-"),
     ]
 
 

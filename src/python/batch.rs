@@ -1,9 +1,11 @@
 //! Batch calls for Python users: scores, playouts and legal-move masks in one call into Rust.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use pyo3::exceptions::PyValueError;
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::{PyBytes, PyDict, PyModule};
 
 use super::arguments::{require_int, whole_number};
 use super::go::Go;
@@ -91,6 +93,27 @@ pub fn playouts<'py>(
     dict.set_item(intern!(py, "mean_margin"), mean(summary.total_margin))?;
     dict.set_item(intern!(py, "mean_moves"), mean(summary.total_moves as f64))?;
     Ok(dict)
+}
+
+/// The numpy module, or `None` if it is not installed (or blocked with
+/// `sys.modules["numpy"] = None`). A failed import is tried only once: retrying it on every
+/// call searches the file system each time.
+pub fn numpy(py: Python<'_>) -> PyResult<Option<Bound<'_, PyModule>>> {
+    static IMPORT_FAILED: AtomicBool = AtomicBool::new(false);
+    let modules = py.import(intern!(py, "sys"))?.getattr(intern!(py, "modules"))?;
+    if let Ok(loaded) = modules.get_item(intern!(py, "numpy")) {
+        return Ok(loaded.cast_into::<PyModule>().ok());
+    }
+    if IMPORT_FAILED.load(Ordering::Relaxed) {
+        return Ok(None);
+    }
+    match py.import(intern!(py, "numpy")) {
+        Ok(numpy) => Ok(Some(numpy)),
+        Err(_) => {
+            IMPORT_FAILED.store(true, Ordering::Relaxed);
+            Ok(None)
+        }
+    }
 }
 
 /// One byte per point, row by row from the top: 1 where `color` may play, else 0.

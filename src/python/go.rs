@@ -191,7 +191,7 @@ impl Go {
     ) -> PyResult<Bound<'py, PyAny>> {
         let color = color_or(color, self.game.to_move())?;
         let flags = legal_mask_bytes(py, self, color);
-        let Ok(numpy) = py.import(intern!(py, "numpy")) else {
+        let Some(numpy) = batch::numpy(py)? else {
             return Ok(flags.into_any());
         };
         let board = self.game.board();
