@@ -57,6 +57,7 @@ from typing import Literal, Optional
 import pytest
 
 from gokata import Go, IllegalMoveError
+from reference_model import chain_and_liberties
 
 GNUGO = "/usr/games/gnugo"
 LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
@@ -113,28 +114,6 @@ def all_points(size: int) -> list[Point]:
     return [(r, c) for r in range(size) for c in range(size)]
 
 
-def neighbours(size: int, point: Point) -> Iterator[Point]:
-    r, c = point
-    for nr, nc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
-        if 0 <= nr < size and 0 <= nc < size:
-            yield nr, nc
-
-
-def chain_and_liberties(board: Board, start: Point) -> tuple[set[Point], set[Point]]:
-    """The stones connected to ``start`` and their liberties, by flood fill."""
-    size, colour = len(board), board[start[0]][start[1]]
-    chain, liberties, todo = {start}, set(), [start]
-    while todo:
-        for n in neighbours(size, todo.pop()):
-            cell = board[n[0]][n[1]]
-            if cell == ".":
-                liberties.add(n)
-            elif cell == colour and n not in chain:
-                chain.add(n)
-                todo.append(n)
-    return chain, liberties
-
-
 def ko_ban(before: Board, after: Board, point: Point, color: Color) -> Optional[Ko]:
     """The ko ban a move of ``color`` at ``point`` creates, from the boards alone: it captured
     exactly one stone and is left a single stone whose only liberty is that point."""
@@ -142,7 +121,7 @@ def ko_ban(before: Board, after: Board, point: Point, color: Color) -> Optional[
     removed = [p for p in all_points(len(before)) if before[p[0]][p[1]] == opponent and after[p[0]][p[1]] == "."]
     if len(removed) != 1:
         return None
-    chain, liberties = chain_and_liberties(after, point)
+    chain, liberties = chain_and_liberties(after, *point)
     if chain == {point} and liberties == {removed[0]}:
         return removed[0], other(color)
     return None
