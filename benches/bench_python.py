@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, Optional, TypeVar
+from typing import Generic, Optional, Protocol, TypeVar
 
 import gokata
 from gokata import Go, playouts
@@ -221,7 +221,14 @@ class ReplayMethod(Generic[BoardT]):
     final_rows: Callable[[BoardT], list[str]]
 
 
-def replay_with_move(game: Go, moves: list[Move]) -> None:
+class MovesOneByOne(Protocol):
+    """A board played one call per turn: gokata's Go and the pure-Python baseline alike."""
+
+    def move(self, coord: str) -> None: ...
+    def pass_turn(self) -> None: ...
+
+
+def replay_one_by_one(game: MovesOneByOne, moves: list[Move]) -> None:
     move, pass_turn = game.move, game.pass_turn
     for coord in moves:
         if coord is None:
@@ -236,22 +243,13 @@ def replay_with_play_many(game: Go, moves: list[Move]) -> None:
         raise ValueError(f"play_many stopped at an illegal move after {played} of {len(moves)}")
 
 
-def replay_on_baseline(board: PurePythonBoard, moves: list[Move]) -> None:
-    move, pass_turn = board.move, board.pass_turn
-    for coord in moves:
-        if coord is None:
-            pass_turn()
-        else:
-            move(coord)
-
-
 def gokata_rows(game: Go) -> list[str]:
     return ["".join(row) for row in game.board]
 
 
-GO_MOVE = ReplayMethod("Go.move", Go, replay_with_move, gokata_rows)
+GO_MOVE = ReplayMethod("Go.move", Go, replay_one_by_one, gokata_rows)
 GO_PLAY_MANY = ReplayMethod("Go.play_many", Go, replay_with_play_many, gokata_rows)
-BASELINE = ReplayMethod("pure-Python board", PurePythonBoard, replay_on_baseline, PurePythonBoard.rows)
+BASELINE = ReplayMethod("pure-Python board", PurePythonBoard, replay_one_by_one, PurePythonBoard.rows)
 
 
 def replay_all(method: ReplayMethod[BoardT], jobs: list[tuple[str, BoardT, RecordedGame]]) -> None:

@@ -82,20 +82,20 @@ pub fn solve(input: &str) -> Result<String, GoError> {
 
 /// The game from the puzzle's board rows (already checked to be `.`, `B`, `W`, square).
 fn starting_game(rows: &[Vec<char>]) -> Result<Game, GoError> {
-    let size = rows.len();
-    let mut board = Board::new(size, size)?;
-    for (row, cells) in rows.iter().enumerate() {
-        for (col, &cell) in cells.iter().enumerate() {
-            let color = match cell {
-                'B' => Color::Black,
-                'W' => Color::White,
-                _ => continue,
-            };
-            board.place_stone(board.point(row, col), color);
-        }
-    }
-    if let Some(p) = board.has_chain_without_liberties() {
-        let (row, col) = board.row_col(p);
+    let stones: Vec<Vec<Option<Color>>> = rows
+        .iter()
+        .map(|row| {
+            row.iter()
+                .map(|&cell| match cell {
+                    'B' => Some(Color::Black),
+                    'W' => Some(Color::White),
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect();
+    let board = Board::with_stones(&stones)?;
+    if let Some((row, col)) = board.chain_without_liberty() {
         // The board's first row is the input's line 3.
         return Err(malformed(format!(
             "line {}: the chain at row {row}, column {col} has no liberty",

@@ -524,10 +524,35 @@ impl Board {
         self.ko = Some(Ko { point: p, color });
     }
 
-    /// A stone of a chain without liberties, if any (possible only in a position set up by hand).
-    pub fn has_chain_without_liberties(&self) -> Option<Point> {
+    /// A board holding `stones` (rows top first, `None` for empty), placed without captures.
+    /// Fails if the size is out of range or the rows differ in length. A set-up position may
+    /// hold a chain without liberties: callers report it with [`Board::chain_without_liberty`].
+    pub fn with_stones(stones: &[Vec<Option<Color>>]) -> Result<Board, GoError> {
+        let width = stones.first().map_or(0, Vec::len);
+        let mut board = Board::new(stones.len(), width)?;
+        for (row, cells) in stones.iter().enumerate() {
+            if cells.len() != width {
+                return Err(GoError::Position(format!(
+                    "row {} (from the top) has {} points but the first row has {width}",
+                    row + 1,
+                    cells.len()
+                )));
+            }
+            for (col, cell) in cells.iter().enumerate() {
+                if let Some(color) = *cell {
+                    board.place_stone(board.point(row, col), color);
+                }
+            }
+        }
+        Ok(board)
+    }
+
+    /// `(row, col)` of a stone whose chain has no liberty, if any (only a set-up position can
+    /// have one).
+    pub fn chain_without_liberty(&self) -> Option<(usize, usize)> {
         self.points()
             .find(|&p| !self.is_empty(p) && self.has_no_liberty(self.head(p)))
+            .map(|p| self.row_col(p))
     }
 
     /// Puts a lone stone of `color` on the empty point `p`: its own chain with its empty

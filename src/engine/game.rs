@@ -164,15 +164,18 @@ impl Game {
         if !self.history.is_empty() {
             return Err(fail("the game has already started".into()));
         }
-        if points[..stones as usize].iter().any(|text| {
-            let (row, col) = coord::parse(text, height, width).expect("handicap points are on the board");
-            !self.board.is_empty(self.board.point(row, col))
-        }) {
+        let board = &self.board;
+        let points: Vec<Point> = points[..stones as usize]
+            .iter()
+            .map(|text| {
+                let (row, col) = coord::parse(text, height, width).expect("handicap points are on the board");
+                board.point(row, col)
+            })
+            .collect();
+        if points.iter().any(|&p| !board.is_empty(p)) {
             return Err(fail("a handicap point is already occupied".into()));
         }
-        for text in &points[..stones as usize] {
-            let (row, col) = coord::parse(text, height, width).expect("handicap points are on the board");
-            let p = self.board.point(row, col);
+        for p in points {
             self.board.place_stone(p, Color::Black);
         }
         self.handicap_placed = true;

@@ -30,32 +30,28 @@ pub fn parse_board(rows: &[Vec<char>]) -> Result<Board, GoError> {
             "a position has 1 to 25 rows of 1 to 25 points, not {height} rows of {width}"
         )));
     }
-    if let Some((r, row)) = rows.iter().enumerate().find(|(_, row)| row.len() != width) {
-        return Err(bad(format!(
-            "row {} (from the top) has {} points but the first row has {width}",
-            r + 1,
-            row.len()
-        )));
-    }
-    let mut board = Board::new(height, width)?;
-    for (r, row) in rows.iter().enumerate() {
-        for (c, &ch) in row.iter().enumerate() {
-            let cell = read_cell(ch).ok_or_else(|| {
-                bad(format!(
-                    "unknown character {ch:?} at {} (row {} from the top, column {}); use {ALPHABET_HELP}",
-                    coord::format(r, c, height),
-                    r + 1,
-                    c + 1
-                ))
-            })?;
-            if let Some(color) = cell {
-                board.place_stone(board.point(r, c), color);
-            }
-        }
-    }
-    if let Some(p) = board.has_chain_without_liberties() {
-        let (r, c) = board.row_col(p);
-        let color = board.stone(p).expect("a stone");
+    let stones = rows
+        .iter()
+        .enumerate()
+        .map(|(r, row)| {
+            row.iter()
+                .enumerate()
+                .map(|(c, &ch)| {
+                    read_cell(ch).ok_or_else(|| {
+                        bad(format!(
+                            "unknown character {ch:?} at {} (row {} from the top, column {}); use {ALPHABET_HELP}",
+                            coord::format(r, c, height),
+                            r + 1,
+                            c + 1
+                        ))
+                    })
+                })
+                .collect()
+        })
+        .collect::<Result<Vec<Vec<_>>, _>>()?;
+    let board = Board::with_stones(&stones)?;
+    if let Some((r, c)) = board.chain_without_liberty() {
+        let color = board.stone(board.point(r, c)).expect("a stone");
         return Err(bad(format!(
             "the {color} chain at {} has no liberty",
             coord::format(r, c, height)

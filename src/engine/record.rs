@@ -30,22 +30,11 @@ impl GameRecord {
     /// The game this record describes; an error if it describes no legal game.
     pub fn replay(&self) -> Result<Game, GoError> {
         let bad = |problem: String| GoError::Position(format!("game record: {problem}"));
-        let height = self.start.len();
-        let width = self.start.first().map_or(0, Vec::len);
-        let mut board = Board::new(height, width)?;
-        if self.start.iter().any(|row| row.len() != width) {
-            return Err(bad("the start position has rows of different lengths".into()));
-        }
-        for (row, cells) in self.start.iter().enumerate() {
-            for (col, cell) in cells.iter().enumerate() {
-                if let Some(color) = cell {
-                    board.place_stone(board.point(row, col), *color);
-                }
-            }
-        }
-        if board.has_chain_without_liberties().is_some() {
+        let mut board = Board::with_stones(&self.start).map_err(|e| bad(e.to_string()))?;
+        if board.chain_without_liberty().is_some() {
             return Err(bad("the start position has a chain without liberties".into()));
         }
+        let (height, width) = (board.height(), board.width());
         let on_board = |(row, col): (usize, usize)| {
             (row < height && col < width)
                 .then_some((row, col))
