@@ -6,7 +6,7 @@ Speed is measured, never asserted: the table shows each median next to its targe
 published reference. Correctness is asserted: every corpus replay (gokata and the pure-Python
 baseline alike) must reproduce the recorded final boards, or the script stops with an error.
 
-The corpus is ``shared/corpus`` beside the project root; set ``GOKATA_CORPUS`` to another folder
+The corpus is the repository's ``tests/data/corpus``; set ``GOKATA_CORPUS`` to another folder
 holding ``random-9x9.txt`` and ``random-19x19.txt`` to override it.
 """
 
@@ -66,7 +66,7 @@ def default_corpus_folder() -> Path:
     override = os.environ.get("GOKATA_CORPUS")
     if override:
         return Path(override)
-    return Path(__file__).resolve().parents[2] / "shared" / "corpus"
+    return Path(__file__).resolve().parents[1] / "tests" / "data" / "corpus"
 
 
 def kata_coordinate(point_index: int, size: int) -> Move:
@@ -86,6 +86,8 @@ def load_corpus(path: Path) -> Corpus:
         raise ReplayError(f"corpus file not found: {path} (set GOKATA_CORPUS to its folder)")
     lines = [line.strip() for line in path.read_text().splitlines() if line.strip()]
     size, game_count = (int(field) for field in lines[0].split())
+    if game_count < 1:
+        raise ReplayError(f"{path}: the corpus has no games")
     move_lines = lines[1 : 1 + game_count]
     board_lines = lines[1 + game_count : 1 + 2 * game_count]
     if len(board_lines) != game_count:

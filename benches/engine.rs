@@ -1,7 +1,8 @@
 //! Engine speed, in the figures Go engines are compared on. Run: `cargo bench --bench engine`.
 //!
-//! - corpus replay: ns per move replaying the shared random games (every final board checked
-//!   first), with a naive flood-fill board replaying the same games as the in-run baseline;
+//! - corpus replay: ns per move replaying the corpus of random games (`GOKATA_CORPUS`, else the
+//!   repository's `tests/data/corpus`; every final board checked first), with a naive
+//!   flood-fill board replaying the same games as the in-run baseline;
 //! - light random playouts per second from the empty board;
 //! - ns per legality check over every empty point of positions sampled from the corpus.
 //!
@@ -13,7 +14,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use gokata::corpus::{Corpus, RecordedGame};
+use gokata::corpus::{corpus_dir, digits, Corpus, RecordedGame};
 use gokata::engine::{default_max_moves, playout, Board, Color, Game, Rng};
 
 #[path = "../tests/reference/mod.rs"]
@@ -21,19 +22,26 @@ use gokata::engine::{default_max_moves, playout, Board, Color, Game, Rng};
 mod reference;
 
 fn load(name: &str) -> Corpus {
-    let corpus = Corpus::load(name).unwrap_or_else(|e| panic!("the benchmark needs the shared corpus: {e}"));
+    let corpus = Corpus::load(name).unwrap_or_else(|e| {
+        panic!(
+            "the benchmark needs the game corpus in {} (GOKATA_CORPUS or tests/data/corpus): {e}",
+            corpus_dir().display()
+        )
+    });
+    assert!(corpus.move_count() > 0, "{name}: no moves to replay");
     for (number, recorded) in corpus.games.iter().enumerate() {
         let game = replay(corpus.size, recorded);
-        let board = game.board();
-        let digits: Vec<u8> = board
-            .points()
-            .map(|p| board.stone(p).map_or(0, |c| c as u8))
-            .collect();
         assert_eq!(
-            digits, recorded.final_board,
+            digits(game.board()),
+            recorded.final_board,
             "{name} game {number}: wrong final board"
         );
     }
+    println!(
+        "{name}: {} games, {} moves, final boards checked",
+        corpus.games.len(),
+        corpus.move_count()
+    );
     corpus
 }
 

@@ -1,9 +1,48 @@
-//! Reader for the shared game records (`random-9x9.txt`, `random-19x19.txt`): line 1 is
-//! `N G`; then G lines of moves (point index `r * N + c`, row 0 at the top, `-1` a pass; black
+//! Game records for replay tests and benchmarks (`random-9x9.txt`, `random-19x19.txt`): line 1
+//! is `N G`; then G lines of moves (point index `r * N + c`, row 0 at the top, `-1` a pass; black
 //! first, alternating); then G lines of final boards, `N * N` digits `0` empty, `1` black, `2`
 //! white, in the same point order.
+//!
+//! The records are read from the folder in `GOKATA_CORPUS` when it is set, else from the
+//! repository's own `tests/data/corpus`, which [`generate`] made (see its README.md).
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+
+use crate::engine::{default_max_moves, Board, Color, Rng};
+
+/// How one file of the in-repository corpus is made: `generate(size, games, seed)`.
+#[derive(Clone, Copy, Debug)]
+pub struct Recipe {
+    pub name: &'static str,
+    pub size: usize,
+    pub games: usize,
+    pub seed: u64,
+}
+
+impl Recipe {
+    /// The file's text, as [`generate`] makes it.
+    pub fn generate(&self) -> Result<String, String> {
+        generate(self.size, self.games, self.seed)
+    }
+}
+
+/// The files the tests and benchmarks replay, and how `tests/data/corpus` made them (the game
+/// counts of the shared corpus the figures in README.md were first measured on).
+pub const RECIPES: [Recipe; 2] = [
+    Recipe {
+        name: "random-9x9.txt",
+        size: 9,
+        games: 90,
+        seed: 9,
+    },
+    Recipe {
+        name: "random-19x19.txt",
+        size: 19,
+        games: 23,
+        seed: 19,
+    },
+];
 
 /// One recorded game: its moves and its final board.
 #[derive(Clone, Debug)]
@@ -35,6 +74,9 @@ impl Corpus {
         };
         let move_lines: Vec<&str> = lines.by_ref().take(count).collect();
         let board_lines: Vec<&str> = lines.take(count).collect();
+        if count == 0 {
+            return Err("the corpus has no games".into());
+        }
         if move_lines.len() != count || board_lines.len() != count {
             return Err(format!("expected {count} games and {count} final boards"));
         }
@@ -46,12 +88,13 @@ impl Corpus {
         Ok(Corpus { size, games })
     }
 
-    /// Reads `name` from the corpus folder: `$GOKATA_CORPUS`, or `../shared/corpus` beside the
-    /// project root.
+    /// Reads `name` from [`corpus_dir`]. A missing file, an unreadable one and one without
+    /// games are all errors naming the file.
     pub fn load(name: &str) -> Result<Corpus, String> {
         let path = corpus_dir().join(name);
-        let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        Corpus::parse(&text)
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read the corpus file {}: {e}", path.display()))?;
+        Corpus::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
     }
 
     pub fn move_count(&self) -> usize {
@@ -59,12 +102,86 @@ impl Corpus {
     }
 }
 
-/// Where the shared corpus lives.
+/// The folder the corpus is read from: `$GOKATA_CORPUS` when set and not empty, else
+/// [`in_repo_corpus_dir`].
 pub fn corpus_dir() -> PathBuf {
     match std::env::var_os("GOKATA_CORPUS") {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"),
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => in_repo_corpus_dir(),
     }
+}
+
+/// The repository's own corpus, `tests/data/corpus`, made by [`generate`].
+pub fn in_repo_corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/corpus")
+}
+
+/// `games` seeded random games on a `size` x `size` board, as corpus text. Each move is
+/// uniformly random among the moves that are legal (no suicide), do not fill the mover's own
+/// simple eye (as in light playouts) and do not repeat any earlier whole-board position of the
+/// game, so every move is legal under simple ko and positional superko alike; with none left,
+/// the player passes. A game ends at two passes in a row or after three turns per point. The
+/// final boards are the engine's. Candidates are taken in point order, so the result depends
+/// only on the rules, `seed` and [`Rng`].
+pub fn generate(size: usize, games: usize, seed: u64) -> Result<String, String> {
+    let empty = Board::new(size, size).map_err(|e| e.to_string())?;
+    let max_turns = default_max_moves(&empty) as usize;
+    let mut rng = Rng::new(seed);
+    let (mut move_lines, mut board_lines) = (Vec::new(), Vec::new());
+    for _ in 0..games {
+        let mut board = empty.clone();
+        let mut to_move = Color::Black;
+        let mut seen: HashSet<Vec<u8>> = HashSet::from([digits(&board)]);
+        let mut turns: Vec<i64> = Vec::new();
+        while turns.len() < max_turns && !turns.ends_with(&[-1, -1]) {
+            let mut candidates: Vec<_> = board
+                .legal_moves(to_move)
+                .filter(|&p| !board.is_simple_eye(p, to_move))
+                .collect();
+            let mut chosen = None;
+            while !candidates.is_empty() {
+                let p = candidates.swap_remove(rng.below(candidates.len()));
+                let record = board.play_legal(p, to_move);
+                if seen.insert(digits(&board)) {
+                    chosen = Some(p);
+                    break;
+                }
+                board.undo(record);
+            }
+            turns.push(match chosen {
+                Some(p) => {
+                    let (row, col) = board.row_col(p);
+                    (row * size + col) as i64
+                }
+                None => {
+                    board.pass(to_move);
+                    -1
+                }
+            });
+            to_move = to_move.opponent();
+        }
+        move_lines.push(turns.iter().map(i64::to_string).collect::<Vec<_>>().join(" "));
+        board_lines.push(
+            digits(&board)
+                .iter()
+                .map(|d| char::from(b'0' + d))
+                .collect::<String>(),
+        );
+    }
+    let mut text = format!("{size} {games}\n");
+    for line in move_lines.iter().chain(&board_lines) {
+        text.push_str(line);
+        text.push('\n');
+    }
+    Ok(text)
+}
+
+/// The board's points row by row from the top: 0 empty, 1 black, 2 white.
+pub fn digits(board: &Board) -> Vec<u8> {
+    board
+        .points()
+        .map(|p| board.stone(p).map_or(0, |c| c as u8))
+        .collect()
 }
 
 fn parse_game(moves: &str, board: &str, size: usize) -> Result<RecordedGame, String> {

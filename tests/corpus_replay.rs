@@ -1,22 +1,31 @@
-//! Replays the shared corpus of random games and checks every final board.
+//! Replays the game corpus (`GOKATA_CORPUS`, else the repository's `tests/data/corpus`) on the
+//! engine and on the naive reference board, and checks every final board; checks that the
+//! in-repository files are exactly what their generator makes from its seeds. A missing or
+//! empty corpus fails: nothing here passes having replayed nothing.
 
-use gokata::corpus::{corpus_dir, Corpus};
+#[allow(dead_code)]
+mod reference;
+
+use std::collections::HashSet;
+
+use gokata::corpus::{corpus_dir, digits, in_repo_corpus_dir, Corpus, RECIPES};
 use gokata::engine::Game;
+use reference::NaiveGame;
 
-fn replay(name: &str) {
-    let corpus = match Corpus::load(name) {
-        Ok(corpus) => corpus,
-        // Outside CI the shared folder may be absent; in CI it must be there.
-        Err(e) if std::env::var_os("CI").is_none() => {
-            eprintln!(
-                "skipping corpus replay, no corpus at {}: {e}",
-                corpus_dir().display()
-            );
-            return;
-        }
-        Err(e) => panic!("corpus missing in CI: {e}"),
-    };
-    assert!(!corpus.games.is_empty());
+fn load(name: &str) -> Corpus {
+    let corpus = Corpus::load(name).unwrap_or_else(|e| {
+        panic!(
+            "no game corpus to replay in {} (GOKATA_CORPUS or tests/data/corpus): {e}",
+            corpus_dir().display()
+        )
+    });
+    assert!(!corpus.games.is_empty(), "{name}: no games");
+    assert!(corpus.move_count() > 0, "{name}: no moves");
+    corpus
+}
+
+fn replay_on_the_engine(name: &str) -> usize {
+    let corpus = load(name);
     for (number, recorded) in corpus.games.iter().enumerate() {
         let mut game = Game::new(corpus.size, corpus.size).unwrap();
         for (turn, m) in recorded.moves.iter().enumerate() {
@@ -29,16 +38,16 @@ fn replay(name: &str) {
                 None => game.pass(),
             }
         }
-        let board = game.board();
-        let digits: Vec<u8> = board
-            .points()
-            .map(|p| board.stone(p).map_or(0, |c| c as u8))
-            .collect();
-        assert_eq!(digits, recorded.final_board, "{name} game {number}: final board");
+        assert_eq!(
+            digits(game.board()),
+            recorded.final_board,
+            "{name} game {number}: final board"
+        );
         // And the whole game unwinds to the empty board.
         game.rollback(recorded.moves.len() as i64).unwrap();
         assert!(board_is_empty(&game), "{name} game {number}: rollback to start");
     }
+    corpus.games.len()
 }
 
 fn board_is_empty(game: &Game) -> bool {
@@ -46,12 +55,67 @@ fn board_is_empty(game: &Game) -> bool {
     board.points().all(|p| board.is_empty(p))
 }
 
+/// The same games on the naive board, which shares no code with the engine: every move legal
+/// under simple ko, no stone move repeating an earlier whole-board position (superko), and the
+/// recorded final board.
+fn replay_on_the_naive_board(name: &str) -> usize {
+    let corpus = load(name);
+    for (number, recorded) in corpus.games.iter().enumerate() {
+        let mut game = NaiveGame::new(corpus.size, corpus.size);
+        let mut seen = HashSet::from([game.board().cells.clone()]);
+        for (turn, m) in recorded.moves.iter().enumerate() {
+            match *m {
+                Some((row, col)) => {
+                    game.play(row * corpus.size + col)
+                        .unwrap_or_else(|e| panic!("{name} game {number} move {turn}: {e}"));
+                    assert!(
+                        seen.insert(game.board().cells.clone()),
+                        "{name} game {number} move {turn}: a repeated position"
+                    );
+                }
+                None => game.pass(),
+            }
+        }
+        assert_eq!(
+            game.board().cells,
+            recorded.final_board,
+            "{name} game {number}: final board"
+        );
+    }
+    corpus.games.len()
+}
+
 #[test]
 fn nine_by_nine_corpus_replays_to_its_final_boards() {
-    replay("random-9x9.txt");
+    assert!(replay_on_the_engine("random-9x9.txt") > 0);
 }
 
 #[test]
 fn nineteen_by_nineteen_corpus_replays_to_its_final_boards() {
-    replay("random-19x19.txt");
+    assert!(replay_on_the_engine("random-19x19.txt") > 0);
+}
+
+#[test]
+fn the_naive_board_replays_the_corpus_to_the_same_final_boards() {
+    for recipe in RECIPES {
+        assert!(replay_on_the_naive_board(recipe.name) > 0);
+    }
+}
+
+/// `tests/data/corpus` is what `cargo run --release --example make_corpus` writes, whatever
+/// `GOKATA_CORPUS` says.
+#[test]
+fn the_in_repo_corpus_is_what_its_generator_makes() {
+    for recipe in RECIPES {
+        let path = in_repo_corpus_dir().join(recipe.name);
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(
+            text.replace("\r\n", "\n") == recipe.generate().unwrap(),
+            "{} differs from what `cargo run --release --example make_corpus` makes from seed {}",
+            path.display(),
+            recipe.seed
+        );
+        let corpus = Corpus::parse(&text).unwrap();
+        assert_eq!((corpus.size, corpus.games.len()), (recipe.size, recipe.games));
+    }
 }
