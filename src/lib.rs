@@ -1,9 +1,11 @@
 //! gokata: a fast, exact Go rules engine ([`engine`]) and its Python binding (`python`,
-//! built only with the `python` feature).
+//! built only with the `python` feature), and the game server (`server`, with the `server` feature).
 
 pub mod corpus;
 pub mod engine;
 pub mod puzzle;
+#[cfg(feature = "server")]
+pub mod server;
 
 #[cfg(feature = "python")]
 mod python;

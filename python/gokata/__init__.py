@@ -7,6 +7,6 @@
 'x'
 """
 
-from gokata._gokata import Go, IllegalMoveError, __version__, playouts, solve
+from gokata._gokata import Go, IllegalMoveError, Server, __version__, playouts, solve
 
-__all__ = ["Go", "IllegalMoveError", "__version__", "playouts", "solve"]
+__all__ = ["Go", "IllegalMoveError", "Server", "__version__", "playouts", "solve"]

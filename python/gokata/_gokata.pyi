@@ -1,5 +1,6 @@
 """Type stubs for the Rust extension module `gokata._gokata`."""
 
+import os
 from collections.abc import Iterable, Sequence
 from typing import Literal, Optional, TypedDict, Union, final
 
@@ -7,7 +8,7 @@ import numpy
 import numpy.typing
 from typing_extensions import TypeAlias
 
-__all__ = ["Go", "IllegalMoveError", "__version__", "playouts", "solve"]
+__all__ = ["Go", "IllegalMoveError", "Server", "__version__", "playouts", "solve"]
 __version__: str
 
 _Coordinate: TypeAlias = Union[str, tuple[int, int]]
@@ -109,3 +110,32 @@ class Go:
     def __setstate__(self, state: tuple[object, ...]) -> None: ...
     def __copy__(self) -> Go: ...
     def __deepcopy__(self, memo: object) -> Go: ...
+
+@final
+class Server:
+    """A game server running on background threads (the protocol: docs/protocol.md).
+
+    Opens the database, binds the address (port 0 picks a free one) and serves until
+    ``stop()``. A context manager. It installs no signal handler."""
+
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: Optional[int] = None,
+        db: Union[str, "os.PathLike[str]"] = "gokata.sqlite3",
+        move_time: Optional[float] = None,
+    ) -> None: ...
+    @property
+    def url(self) -> str:
+        """``http://HOST:PORT/``"""
+    @property
+    def ws_url(self) -> str:
+        """``ws://HOST:PORT/ws``"""
+    @property
+    def port(self) -> int: ...
+    def wait(self, timeout: Optional[float] = None) -> bool:
+        """Waits up to ``timeout`` seconds for the server to stop; whether it has."""
+    def stop(self) -> None:
+        """Stops the server; raises RuntimeError if it had stopped on an error."""
+    def __enter__(self) -> "Server": ...
+    def __exit__(self, _kind: Optional[type[BaseException]] = None, _value: Optional[BaseException] = None, _traceback: Optional[object] = None) -> bool: ...

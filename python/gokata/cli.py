@@ -6,11 +6,12 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from typing import Callable
 
-from gokata import Go, __version__, solve
+from gokata import Go, Server, __version__, solve
 from gokata._play import PlaySession
 
 MAX_SIZE = 25  # columns are lettered A to Z without I
@@ -23,6 +24,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     subcommands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
     _add_play(subcommands)
     _add_solve(subcommands)
+    _add_serve(subcommands)
+    _add_connect(subcommands)
     try:
         args = parser.parse_args(argv)
     except SystemExit as stop:  # after --help or --version (0), or bad arguments (2)
@@ -82,6 +85,120 @@ def _solve(args: argparse.Namespace) -> int:
         print(solve(text))
     except ValueError as error:
         print(f"gokata solve: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _add_serve(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    serve = subcommands.add_parser(
+        "serve",
+        help="run the game server: players pair up and play over WebSocket",
+        description="Runs the game server in the foreground until Ctrl-C or SIGTERM. Players "
+        "connect to ws://HOST:PORT/ws (the protocol: docs/protocol.md) or with 'gokata connect'.",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=_port, default=8080, help="port (default 8080; 0 picks a free one)")
+    serve.add_argument("--db", default="gokata.sqlite3", help="SQLite database file (default gokata.sqlite3)")
+    serve.add_argument(
+        "--move-time", type=_seconds, default=300.0, help="seconds a player has for each move (default 300)"
+    )
+    serve.set_defaults(run=_serve)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    try:
+        server = Server(args.host, args.port, args.db, args.move_time)
+    except (OSError, ValueError) as error:
+        print(f"gokata serve: {error}", file=sys.stderr)
+        return 1
+    # SIGTERM stops the server as cleanly as Ctrl-C does.
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        print(
+            f"gokata serve: listening on {server.url} (WebSocket {server.ws_url}, database {args.db}, "
+            f"{args.move_time:g} s a move); Ctrl-C stops it",
+            flush=True,
+        )
+        while not server.wait(0.25):  # short waits, so that Python sees signals
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    try:
+        server.stop()
+    except RuntimeError as error:
+        print(f"gokata serve: {error}", file=sys.stderr)
+        return 1
+    print("gokata serve: stopped", flush=True)
+    return 0
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"must be 0 to 65535, not {port}")
+    return port
+
+
+def _seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < seconds <= 7 * 24 * 3600:
+        raise argparse.ArgumentTypeError(f"must be more than 0 and at most a week, not {text}")
+    return seconds
+
+
+def _add_connect(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    client = subcommands.add_parser(
+        "connect",
+        help="play a game on a gokata server",
+        description="Signs in to a gokata server, seeks a game (or continues an unfinished one) "
+        "and plays it at this terminal, typing one command per line on your turns (a point like "
+        "7A, pass, resign, help, quit). A new name's token is saved under "
+        "$XDG_CONFIG_HOME/gokata/tokens.json (default ~/.config) and used the next time.",
+    )
+    client.add_argument("url", metavar="URL", help="the server: ws://HOST:PORT/ws, http://HOST:PORT/ or HOST:PORT")
+    client.add_argument("--name", required=True, help="your player name (1 to 20 letters, digits, _ or -)")
+    client.add_argument("--token", help="the token of a registered name (default: the saved one)")
+    client.add_argument("--size", type=int, choices=(9, 13, 19), default=9, help="board size to seek (default 9)")
+    client.add_argument("--color", choices=("black", "white", "any"), default="any", help="colour to seek (default any)")
+    client.set_defaults(run=_connect)
+
+
+def _connect(args: argparse.Namespace) -> int:
+    try:
+        from gokata._connect import ConnectionLost, ConnectSession
+    except ImportError as error:  # websockets is an optional dependency
+        print(f"gokata connect: {error}; install it with: pip install 'gokata[client]'", file=sys.stderr)
+        return 1
+    if isinstance(sys.stdin, io.TextIOWrapper):
+        sys.stdin.reconfigure(errors="replace")
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(errors="backslashreplace")
+    try:
+        session = ConnectSession(args.url, args.name, args.token, args.size, args.color, sys.stdout)
+        session.run(sys.stdin)
+    except KeyboardInterrupt:
+        print()
+        return 130
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except ConnectionLost as error:
+        print(f"gokata connect: {error}", file=sys.stderr)
+        return 1
+    except ValueError as error:  # the server refused the sign-in or the seek; a bad URL
+        print(f"gokata connect: {error}", file=sys.stderr)
         return 1
     return 0
 

@@ -6,6 +6,8 @@ mod errors;
 mod go;
 mod names;
 mod pickling;
+#[cfg(feature = "server")]
+mod server;
 
 use pyo3::prelude::*;
 
@@ -22,6 +24,8 @@ fn _gokata(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<go::Go>()?;
     m.add_function(wrap_pyfunction!(solve, m)?)?;
     m.add_function(wrap_pyfunction!(batch::playouts, m)?)?;
+    #[cfg(feature = "server")]
+    m.add_class::<server::Server>()?;
     m.add("IllegalMoveError", m.py().get_type::<errors::IllegalMoveError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -1,0 +1,154 @@
+//! `gokata.Server`: the game server (crate::server) started and stopped from Python.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyType;
+
+use super::arguments::whole_number;
+use crate::server::{Config, RunningServer, ServerError};
+
+/// The longest move time a server takes: a week.
+const MAX_MOVE_TIME: f64 = 7.0 * 24.0 * 3600.0;
+
+/// A game server running on background threads (the protocol: docs/protocol.md).
+///
+/// `Server(host="127.0.0.1", port=8080, db="gokata.sqlite3", move_time=300.0)` opens the
+/// database, binds the address (port 0 picks a free one) and serves until `stop()`; it is a
+/// context manager. The server installs no signal handler: the caller stops it (the `gokata
+/// serve` command does on Ctrl-C and SIGTERM).
+#[pyclass(module = "gokata", frozen)]
+pub struct Server {
+    running: RunningServer,
+    host: String,
+}
+
+#[pymethods]
+impl Server {
+    #[new]
+    #[pyo3(signature = (host = "127.0.0.1".to_string(), port = None, db = PathBuf::from("gokata.sqlite3"), move_time = None))]
+    fn new(
+        py: Python<'_>,
+        host: String,
+        port: Option<&Bound<'_, PyAny>>,
+        db: PathBuf,
+        move_time: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let port = match port {
+            None => 8080,
+            Some(port) => {
+                let number = whole_number(port, "port")?;
+                u16::try_from(number)
+                    .map_err(|_| PyValueError::new_err(format!("port must be 0 to 65535, not {number}")))?
+            }
+        };
+        let move_time = match move_time {
+            None => 300.0,
+            Some(value) => seconds(value)?,
+        };
+        let config = Config {
+            host: host.clone(),
+            port,
+            database: db,
+            move_time: Duration::from_secs_f64(move_time),
+        };
+        let running = py.detach(|| RunningServer::start(config)).map_err(to_py_err)?;
+        Ok(Server { running, host })
+    }
+
+    /// The address it listens on, `http://HOST:PORT/`.
+    #[getter]
+    fn url(&self) -> String {
+        format!(
+            "http://{}:{}/",
+            self.host_for_url(),
+            self.running.address().port()
+        )
+    }
+
+    /// The WebSocket endpoint, `ws://HOST:PORT/ws`.
+    #[getter]
+    fn ws_url(&self) -> String {
+        format!(
+            "ws://{}:{}/ws",
+            self.host_for_url(),
+            self.running.address().port()
+        )
+    }
+
+    #[getter]
+    fn port(&self) -> u16 {
+        self.running.address().port()
+    }
+
+    /// Waits up to `timeout` seconds (forever if `None`) for the server to stop, with the GIL
+    /// released; whether it has stopped. Call it in a loop to let Python handle signals.
+    #[pyo3(signature = (timeout = None))]
+    fn wait(&self, py: Python<'_>, timeout: Option<&Bound<'_, PyAny>>) -> PyResult<bool> {
+        let timeout = timeout.map(seconds).transpose()?.map(Duration::from_secs_f64);
+        Ok(py.detach(|| self.running.wait(timeout)))
+    }
+
+    /// Stops the server: the last turns are committed and announced, clients get a goodbye,
+    /// the database is closed. Raises `RuntimeError` if the server had stopped on an error.
+    fn stop(&self, py: Python<'_>) -> PyResult<()> {
+        py.detach(|| self.running.stop()).map_err(to_py_err)
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    #[pyo3(signature = (_kind = None, _value = None, _traceback = None))]
+    fn __exit__(
+        &self,
+        py: Python<'_>,
+        _kind: Option<&Bound<'_, PyType>>,
+        _value: Option<&Bound<'_, PyAny>>,
+        _traceback: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<bool> {
+        self.stop(py)?;
+        Ok(false)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<gokata.Server {}>", self.url())
+    }
+}
+
+impl Server {
+    fn host_for_url(&self) -> String {
+        match self.running.address() {
+            std::net::SocketAddr::V6(address) => format!("[{}]", address.ip()),
+            std::net::SocketAddr::V4(_) => self.host.clone(),
+        }
+    }
+}
+
+/// A positive, finite number of seconds, at most a week.
+fn seconds(value: &Bound<'_, PyAny>) -> PyResult<f64> {
+    if value.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(PyTypeError::new_err(
+            "a time in seconds must be a number, not bool",
+        ));
+    }
+    let seconds: f64 = value
+        .extract()
+        .map_err(|_| PyTypeError::new_err(format!("a time in seconds must be a number, not {value}")))?;
+    if !(seconds > 0.0 && seconds <= MAX_MOVE_TIME) {
+        return Err(PyValueError::new_err(format!(
+            "a time in seconds must be more than 0 and at most {MAX_MOVE_TIME}, not {seconds}"
+        )));
+    }
+    Ok(seconds)
+}
+
+fn to_py_err(error: ServerError) -> PyErr {
+    match error {
+        ServerError::Config(_) => PyValueError::new_err(error.to_string()),
+        ServerError::Listen { .. } | ServerError::Database { .. } => PyOSError::new_err(error.to_string()),
+        ServerError::Stopped(_) | ServerError::Runtime(_) => PyRuntimeError::new_err(error.to_string()),
+    }
+}

@@ -1,0 +1,349 @@
+//! One game on the server: the engine's game, the players, the turns as played, the result.
+//! No clock and no I/O here: the hub decides when, this decides what.
+
+use crate::engine::{area_score, coord, Color, Game, GoError, Score};
+
+use super::store::StoredGame;
+
+/// The komi of every game on the server.
+pub const KOMI: f64 = 0.5;
+/// The board sizes a seek may ask for.
+pub const BOARD_SIZES: [usize; 3] = [9, 13, 19];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EndReason {
+    Passes,
+    Timeout,
+    Resign,
+}
+
+impl EndReason {
+    pub fn name(self) -> &'static str {
+        match self {
+            EndReason::Passes => "passes",
+            EndReason::Timeout => "timeout",
+            EndReason::Resign => "resign",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<EndReason> {
+        [EndReason::Passes, EndReason::Timeout, EndReason::Resign]
+            .into_iter()
+            .find(|reason| reason.name() == name)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GameResult {
+    pub winner: Color,
+    pub reason: EndReason,
+    /// The area score, after two passes only.
+    pub score: Option<Score>,
+}
+
+/// A turn that was played.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Turn {
+    pub ply: usize,
+    pub color: Color,
+    pub point: Option<String>,
+    pub captured: Vec<String>,
+    /// The result, if this turn ended the game (a second pass in a row).
+    pub result: Option<GameResult>,
+}
+
+/// Why a turn was not played.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Refusal {
+    /// The game is over, or the turn was asked for at another ply: send the full state.
+    Stale,
+    NotYourTurn,
+    /// The point is not a coordinate at all.
+    Malformed(String),
+    /// Off the board, occupied, suicide or ko.
+    Illegal {
+        reason: &'static str,
+        message: String,
+    },
+}
+
+#[derive(Clone)]
+pub struct ServerGame {
+    pub id: String,
+    pub black: String,
+    pub white: String,
+    pub move_time_ms: u64,
+    game: Game,
+    moves: Vec<Option<String>>,
+    result: Option<GameResult>,
+}
+
+impl ServerGame {
+    pub fn new(id: String, size: usize, black: String, white: String, move_time_ms: u64) -> ServerGame {
+        ServerGame {
+            id,
+            black,
+            white,
+            move_time_ms,
+            game: Game::new(size, size).expect("server board sizes are valid"),
+            moves: Vec::new(),
+            result: None,
+        }
+    }
+
+    /// Rebuilds a stored game by replaying its turns.
+    pub fn from_stored(stored: &StoredGame) -> Result<ServerGame, String> {
+        if !BOARD_SIZES.contains(&stored.size) {
+            return Err(format!("game {} has board size {}", stored.id, stored.size));
+        }
+        let mut game = ServerGame::new(
+            stored.id.clone(),
+            stored.size,
+            stored.black.clone(),
+            stored.white.clone(),
+            stored.move_time_ms,
+        );
+        for (ply, point) in stored.moves.iter().enumerate() {
+            let color = game.to_move();
+            game.play(color, ply, point.as_deref())
+                .map_err(|refusal| format!("game {} turn {ply}: {refusal:?}", stored.id))?;
+        }
+        // A stored result stands even where replay would end otherwise (a timeout, say).
+        if stored.result.is_some() {
+            game.result = stored.result;
+        }
+        Ok(game)
+    }
+
+    pub fn stored(&self) -> StoredGame {
+        StoredGame {
+            id: self.id.clone(),
+            size: self.size(),
+            black: self.black.clone(),
+            white: self.white.clone(),
+            komi: KOMI,
+            move_time_ms: self.move_time_ms,
+            moves: self.moves.clone(),
+            result: self.result,
+        }
+    }
+
+    pub fn size(&self) -> usize {
+        self.game.board().height()
+    }
+
+    pub fn to_move(&self) -> Color {
+        self.game.to_move()
+    }
+
+    pub fn moves(&self) -> &[Option<String>] {
+        &self.moves
+    }
+
+    pub fn result(&self) -> Option<GameResult> {
+        self.result
+    }
+
+    pub fn is_over(&self) -> bool {
+        self.result.is_some()
+    }
+
+    /// The player's colour in this game, if `name` plays in it.
+    pub fn color_of(&self, name: &str) -> Option<Color> {
+        if self.black.eq_ignore_ascii_case(name) {
+            Some(Color::Black)
+        } else if self.white.eq_ignore_ascii_case(name) {
+            Some(Color::White)
+        } else {
+            None
+        }
+    }
+
+    pub fn player(&self, color: Color) -> &str {
+        match color {
+            Color::Black => &self.black,
+            Color::White => &self.white,
+        }
+    }
+
+    /// Rows top first, of `.`, `x` and `o`.
+    pub fn board_rows(&self) -> Vec<String> {
+        let board = self.game.board();
+        (0..board.height())
+            .map(|row| {
+                (0..board.width())
+                    .map(|col| board.stone(board.point(row, col)).map_or('.', Color::symbol))
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// `color` plays at `point` (`None`: passes) as turn `ply`.
+    pub fn play(&mut self, color: Color, ply: usize, point: Option<&str>) -> Result<Turn, Refusal> {
+        if self.is_over() || ply != self.moves.len() {
+            return Err(Refusal::Stale);
+        }
+        if color != self.to_move() {
+            return Err(Refusal::NotYourTurn);
+        }
+        let Some(text) = point else {
+            self.game.pass();
+            self.moves.push(None);
+            let second_pass = self.moves.len() >= 2 && self.moves[self.moves.len() - 2].is_none();
+            if second_pass {
+                let score = area_score(self.game.board(), KOMI);
+                let winner = score.winner().expect("a komi of one half leaves no draw");
+                self.result = Some(GameResult {
+                    winner,
+                    reason: EndReason::Passes,
+                    score: Some(score),
+                });
+            }
+            return Ok(Turn {
+                ply,
+                color,
+                point: None,
+                captured: Vec::new(),
+                result: self.result,
+            });
+        };
+        let size = self.size();
+        let (row, col) = coord::parse(text, size, size).map_err(|error| match error {
+            GoError::OffBoard { .. } => Refusal::Illegal {
+                reason: "off-board",
+                message: error.to_string(),
+            },
+            _ => Refusal::Malformed(error.to_string()),
+        })?;
+        let board = self.game.board();
+        let p = board.point(row, col);
+        if let Err(error) = self.game.check_move(color, p) {
+            let reason = match &error {
+                GoError::IllegalMove { reason, .. } => reason.name(),
+                _ => "illegal",
+            };
+            return Err(Refusal::Illegal {
+                reason,
+                message: error.to_string(),
+            });
+        }
+        let mut captured: Vec<(usize, usize)> = board
+            .captures(p, color)
+            .iter()
+            .map(|&q| board.row_col(q))
+            .collect();
+        captured.sort_unstable();
+        self.game.play_as(color, p).expect("checked legal above");
+        let name = coord::format(row, col, size);
+        self.moves.push(Some(name.clone()));
+        Ok(Turn {
+            ply,
+            color,
+            point: Some(name),
+            captured: captured
+                .into_iter()
+                .map(|(r, c)| coord::format(r, c, size))
+                .collect(),
+            result: None,
+        })
+    }
+
+    /// Ends the game: `loser` resigned or ran out of time. Nothing if it is already over.
+    pub fn end(&mut self, loser: Color, reason: EndReason) -> Option<GameResult> {
+        if self.is_over() {
+            return None;
+        }
+        self.result = Some(GameResult {
+            winner: loser.opponent(),
+            reason,
+            score: None,
+        });
+        self.result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game() -> ServerGame {
+        ServerGame::new("g".into(), 9, "alice".into(), "bob".into(), 1000)
+    }
+
+    #[test]
+    fn turns_alternate_and_stale_plies_are_refused() {
+        let mut g = game();
+        assert_eq!(g.play(Color::White, 0, Some("5E")), Err(Refusal::NotYourTurn));
+        let turn = g.play(Color::Black, 0, Some("E5")).unwrap();
+        assert_eq!(turn.point.as_deref(), Some("5E"));
+        assert_eq!(g.play(Color::White, 0, Some("4D")), Err(Refusal::Stale));
+        assert_eq!(g.play(Color::White, 2, Some("4D")), Err(Refusal::Stale));
+        assert_eq!(g.play(Color::Black, 1, Some("4D")), Err(Refusal::NotYourTurn));
+        assert_eq!(g.moves(), &[Some("5E".to_string())]);
+    }
+
+    #[test]
+    fn captures_are_reported_in_board_order_and_illegal_moves_change_nothing() {
+        let mut g = game();
+        // White 1A is captured by black 2A and 1B.
+        for (ply, (color, point)) in [(Color::Black, "2A"), (Color::White, "1A")]
+            .into_iter()
+            .enumerate()
+        {
+            g.play(color, ply, Some(point)).unwrap();
+        }
+        let turn = g.play(Color::Black, 2, Some("1B")).unwrap();
+        assert_eq!(turn.captured, vec!["1A".to_string()]);
+        let before = g.board_rows();
+        match g.play(Color::White, 3, Some("2A")) {
+            Err(Refusal::Illegal { reason, .. }) => assert_eq!(reason, "occupied"),
+            other => panic!("{other:?}"),
+        }
+        match g.play(Color::White, 3, Some("1A")) {
+            Err(Refusal::Illegal { reason, .. }) => assert_eq!(reason, "suicide"),
+            other => panic!("{other:?}"),
+        }
+        match g.play(Color::White, 3, Some("10A")) {
+            Err(Refusal::Illegal { reason, .. }) => assert_eq!(reason, "off-board"),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            g.play(Color::White, 3, Some("5I")),
+            Err(Refusal::Malformed(_))
+        ));
+        assert_eq!(g.board_rows(), before);
+        assert_eq!(g.moves().len(), 3);
+    }
+
+    #[test]
+    fn two_passes_end_the_game_with_the_area_score() {
+        let mut g = game();
+        g.play(Color::Black, 0, Some("5E")).unwrap();
+        assert_eq!(g.play(Color::White, 1, None).unwrap().result, None);
+        let turn = g.play(Color::Black, 2, None).unwrap();
+        let result = turn.result.unwrap();
+        assert_eq!(result.winner, Color::Black);
+        assert_eq!(result.reason, EndReason::Passes);
+        assert_eq!(result.score.map(|s| (s.black, s.white)), Some((81, 0)));
+        assert_eq!(g.play(Color::White, 3, None), Err(Refusal::Stale));
+        assert_eq!(
+            g.end(Color::White, EndReason::Timeout),
+            None,
+            "a result is decided once"
+        );
+    }
+
+    #[test]
+    fn a_stored_game_replays_to_the_same_state() {
+        let mut g = game();
+        for (ply, point) in [Some("5E"), Some("4D"), None, Some("3C")].into_iter().enumerate() {
+            let color = g.to_move();
+            g.play(color, ply, point).unwrap();
+        }
+        g.end(Color::White, EndReason::Resign);
+        let again = ServerGame::from_stored(&g.stored()).unwrap();
+        assert_eq!(again.board_rows(), g.board_rows());
+        assert_eq!(again.to_move(), g.to_move());
+        assert_eq!(again.result(), g.result());
+    }
+}

@@ -1,0 +1,77 @@
+//! The HTTP routes: health, the public records and games, and the WebSocket endpoint.
+
+use std::sync::Arc;
+
+use axum::extract::ws::WebSocketUpgrade;
+use axum::extract::{Path, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use tokio::sync::{mpsc, oneshot};
+
+use super::hub::{Event, Query};
+use super::socket;
+
+#[derive(Clone)]
+struct AppState {
+    hub: mpsc::Sender<Event>,
+    /// One clone per open WebSocket: the server waits for the count to drop before it stops.
+    alive: Arc<()>,
+}
+
+pub fn router(hub: mpsc::Sender<Event>, alive: Arc<()>) -> Router {
+    Router::new()
+        .route(
+            "/health",
+            get(|| async { json(StatusCode::OK, r#"{"status":"ok"}"#.into()) }),
+        )
+        .route("/api/players/{name}", get(player))
+        .route("/api/games/{id}", get(game))
+        .route("/ws", get(upgrade))
+        .fallback(|| async { json(StatusCode::NOT_FOUND, error_body("no such page")) })
+        .with_state(AppState { hub, alive })
+}
+
+async fn upgrade(State(state): State<AppState>, upgrade: WebSocketUpgrade) -> Response {
+    upgrade
+        .max_message_size(socket::MAX_MESSAGE_BYTES)
+        .max_frame_size(socket::MAX_MESSAGE_BYTES)
+        .on_upgrade(move |ws| socket::serve(ws, state.hub, state.alive))
+}
+
+async fn player(State(state): State<AppState>, Path(name): Path<String>) -> Response {
+    let missing = format!("no player is named {name:?}");
+    ask(&state, Query::Player(name), missing).await
+}
+
+async fn game(State(state): State<AppState>, Path(id): Path<String>) -> Response {
+    let missing = format!("no game has the id {id:?}");
+    ask(&state, Query::Game(id), missing).await
+}
+
+async fn ask(state: &AppState, query: Query, missing: String) -> Response {
+    let (reply, answer) = oneshot::channel();
+    if state.hub.send(Event::Query { query, reply }).await.is_err() {
+        return json(
+            StatusCode::SERVICE_UNAVAILABLE,
+            error_body("the server is stopping"),
+        );
+    }
+    match answer.await {
+        Ok(Some(body)) => json(StatusCode::OK, body),
+        Ok(None) => json(StatusCode::NOT_FOUND, error_body(&missing)),
+        Err(_) => json(
+            StatusCode::SERVICE_UNAVAILABLE,
+            error_body("the server is stopping"),
+        ),
+    }
+}
+
+fn error_body(message: &str) -> String {
+    serde_json::json!({ "error": message }).to_string()
+}
+
+fn json(status: StatusCode, body: String) -> Response {
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+}

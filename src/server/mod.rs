@@ -1,0 +1,211 @@
+//! The game server (`gokata serve`): players pair up, play on the server's clock, and keep
+//! their records. Layers, each its own module:
+//!
+//! - [`http`] and [`socket`]: HTTP routes and WebSocket connections (axum, tokio);
+//! - [`hub`]: the state and its changes, one batch and one commit at a time;
+//! - [`game`], [`lobby`], [`auth`]: a game's rules and result, pairing, names and tokens;
+//! - [`store`]: storage behind a narrow trait ([`store::Store`]), SQLite for now;
+//! - [`protocol`]: the wire format, documented in `docs/protocol.md`.
+//!
+//! No Python here: the binding only starts and stops a [`RunningServer`].
+
+pub mod auth;
+pub mod game;
+pub mod http;
+pub mod hub;
+pub mod lobby;
+pub mod protocol;
+pub mod socket;
+pub mod store;
+
+use std::net::{SocketAddr, TcpListener};
+use std::path::PathBuf;
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use tokio::sync::{mpsc, oneshot};
+
+use hub::{Event, Hub};
+use store::{SqliteStore, StoreError};
+
+/// Events waiting for the hub before connections have to wait.
+const EVENT_QUEUE: usize = 8192;
+/// How long open connections get to receive their goodbye when the server stops.
+const GOODBYE_TIME: Duration = Duration::from_secs(2);
+
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub host: String,
+    /// 0 picks a free port.
+    pub port: u16,
+    pub database: PathBuf,
+    /// The time the player to move has for each turn.
+    pub move_time: Duration,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    #[error("invalid setting: {0}")]
+    Config(String),
+    #[error("cannot listen on {address}: {source}")]
+    Listen { address: String, source: std::io::Error },
+    #[error("cannot use the database {path}: {source}")]
+    Database { path: String, source: StoreError },
+    #[error("the server stopped: {0}")]
+    Stopped(#[from] StoreError),
+    #[error("the server could not start its runtime: {0}")]
+    Runtime(std::io::Error),
+}
+
+/// A server running on threads of its own until [`RunningServer::stop`].
+pub struct RunningServer {
+    address: SocketAddr,
+    stop: Mutex<Option<oneshot::Sender<()>>>,
+    thread: Mutex<Option<JoinHandle<Result<(), ServerError>>>>,
+    finished: Arc<(Mutex<bool>, Condvar)>,
+}
+
+impl RunningServer {
+    /// Opens the database, loads the unfinished games, binds the address, and serves in the
+    /// background. Every error of setting up is returned here.
+    pub fn start(config: Config) -> Result<RunningServer, ServerError> {
+        if config.move_time.is_zero() {
+            return Err(ServerError::Config("the move time must be positive".into()));
+        }
+        let store = SqliteStore::open(&config.database).map_err(|source| ServerError::Database {
+            path: config.database.display().to_string(),
+            source,
+        })?;
+        let address = format!("{}:{}", config.host, config.port);
+        let listen_error = |source| ServerError::Listen {
+            address: address.clone(),
+            source,
+        };
+        let listener = TcpListener::bind(&address).map_err(listen_error)?;
+        listener.set_nonblocking(true).map_err(listen_error)?;
+        let local = listener.local_addr().map_err(listen_error)?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .thread_name("gokata-server")
+            .build()
+            .map_err(ServerError::Runtime)?;
+        // The hub loads games now, so a corrupt database is an error of starting.
+        let hub = Hub::new(Box::new(store), config.move_time).map_err(|source| ServerError::Database {
+            path: config.database.display().to_string(),
+            source,
+        })?;
+        let (stop, stopped) = oneshot::channel();
+        let finished = Arc::new((Mutex::new(false), Condvar::new()));
+        let done = finished.clone();
+        let thread = std::thread::Builder::new()
+            .name("gokata-server".into())
+            .spawn(move || {
+                let result = runtime.block_on(serve(listener, hub, stopped));
+                // Dropping the runtime ends whatever is left: connections have had their goodbye.
+                runtime.shutdown_timeout(Duration::from_millis(100));
+                let (lock, condvar) = &*done;
+                *lock.lock().unwrap_or_else(|e| e.into_inner()) = true;
+                condvar.notify_all();
+                result
+            })
+            .map_err(ServerError::Runtime)?;
+        Ok(RunningServer {
+            address: local,
+            stop: Mutex::new(Some(stop)),
+            thread: Mutex::new(Some(thread)),
+            finished,
+        })
+    }
+
+    pub fn address(&self) -> SocketAddr {
+        self.address
+    }
+
+    /// Waits up to `timeout` (forever if `None`) for the server to stop; whether it has.
+    pub fn wait(&self, timeout: Option<Duration>) -> bool {
+        let (lock, condvar) = &*self.finished;
+        let finished = lock.lock().unwrap_or_else(|e| e.into_inner());
+        match timeout {
+            None => *condvar
+                .wait_while(finished, |f| !*f)
+                .unwrap_or_else(|e| e.into_inner()),
+            Some(timeout) => {
+                *condvar
+                    .wait_timeout_while(finished, timeout, |f| !*f)
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0
+            }
+        }
+    }
+
+    /// Stops the server: the last batch is committed and announced, every client gets a
+    /// goodbye, the database is closed. Returns the error it stopped on, if any; a second call
+    /// returns `Ok`.
+    pub fn stop(&self) -> Result<(), ServerError> {
+        if let Some(stop) = self.stop.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            let _ = stop.send(());
+        }
+        let thread = self.thread.lock().unwrap_or_else(|e| e.into_inner()).take();
+        match thread {
+            Some(thread) => thread.join().unwrap_or_else(|_| {
+                Err(ServerError::Runtime(std::io::Error::other(
+                    "the server thread panicked",
+                )))
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for RunningServer {
+    fn drop(&mut self) {
+        let _ = self.stop();
+    }
+}
+
+async fn serve(listener: TcpListener, hub: Hub, stop: oneshot::Receiver<()>) -> Result<(), ServerError> {
+    let listener = tokio::net::TcpListener::from_std(listener).map_err(ServerError::Runtime)?;
+    let (events, receiver) = mpsc::channel(EVENT_QUEUE);
+    let (hub_done, hub_stopped) = oneshot::channel();
+    // The hub has a thread and a single-threaded runtime of its own: its store calls block
+    // only it, and it is the one writer.
+    let hub_thread = std::thread::Builder::new()
+        .name("gokata-hub".into())
+        .spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(ServerError::Runtime)?;
+            let result = runtime.block_on(hub.run(receiver));
+            let _ = hub_done.send(());
+            Ok::<_, ServerError>(result?)
+        })
+        .map_err(ServerError::Runtime)?;
+    let alive = Arc::new(());
+    let app = http::router(events.clone(), alive.clone());
+    let shutdown = async move {
+        tokio::select! {
+            _ = stop => {},
+            _ = hub_stopped => {},
+        }
+    };
+    let served = axum::serve(listener, app).with_graceful_shutdown(shutdown).await;
+    // Upgraded WebSockets outlive the graceful shutdown: the hub says goodbye to each.
+    let _ = events.send(Event::Shutdown).await;
+    drop(events);
+    let hub_result = tokio::task::spawn_blocking(move || hub_thread.join())
+        .await
+        .map_err(|e| ServerError::Runtime(std::io::Error::other(e)))?
+        .unwrap_or_else(|_| {
+            Err(ServerError::Runtime(std::io::Error::other(
+                "the hub thread panicked",
+            )))
+        });
+    let flushed = tokio::time::Instant::now() + GOODBYE_TIME;
+    while Arc::strong_count(&alive) > 1 && tokio::time::Instant::now() < flushed {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    served.map_err(ServerError::Runtime)?;
+    hub_result
+}

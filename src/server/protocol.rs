@@ -1,0 +1,447 @@
+//! The wire protocol (docs/protocol.md): client frames parsed with errors that name the bad
+//! field, and the server's messages as JSON text.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::game::{GameResult, ServerGame};
+use super::store::Records;
+use crate::engine::Color;
+
+/// The largest frame answered; larger ones get `bad_request`.
+pub const MAX_FRAME_BYTES: usize = 16 * 1024;
+
+/// The error codes of the protocol.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    BadRequest,
+    NameTaken,
+    BadToken,
+    NotYourGame,
+    NotYourTurn,
+    IllegalMove,
+    UnknownGame,
+    RateLimited,
+}
+
+/// A refused request: the `error` frame.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Refused {
+    pub code: ErrorCode,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub game: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<&'static str>,
+}
+
+impl Refused {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Refused {
+        Refused {
+            code,
+            message: message.into(),
+            game: None,
+            reason: None,
+        }
+    }
+
+    pub fn bad_request(message: impl Into<String>) -> Refused {
+        Refused::new(ErrorCode::BadRequest, message)
+    }
+
+    pub fn in_game(mut self, game: &str) -> Refused {
+        self.game = Some(game.to_string());
+        self
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeekColor {
+    Black,
+    White,
+    Any,
+}
+
+impl SeekColor {
+    pub fn name(self) -> &'static str {
+        match self {
+            SeekColor::Black => "black",
+            SeekColor::White => "white",
+            SeekColor::Any => "any",
+        }
+    }
+
+    /// The colour this seek insists on, if any.
+    pub fn wanted(self) -> Option<Color> {
+        match self {
+            SeekColor::Black => Some(Color::Black),
+            SeekColor::White => Some(Color::White),
+            SeekColor::Any => None,
+        }
+    }
+}
+
+/// A frame from a client.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ClientFrame {
+    Hello { name: String, token: Option<String> },
+    Seek { size: usize, color: SeekColor },
+    Cancel,
+    Move { game: String, ply: usize, point: String },
+    Pass { game: String, ply: usize },
+    Resign { game: String },
+    Sync { game: String },
+    Ping { t: Value },
+}
+
+impl ClientFrame {
+    /// Parses one text frame.
+    pub fn parse(text: &str) -> Result<ClientFrame, Refused> {
+        if text.len() > MAX_FRAME_BYTES {
+            return Err(Refused::bad_request(format!(
+                "the frame has {} bytes; at most {MAX_FRAME_BYTES} are read",
+                text.len()
+            )));
+        }
+        let value: Value = serde_json::from_str(text)
+            .map_err(|error| Refused::bad_request(format!("the frame is not JSON: {error}")))?;
+        let Value::Object(fields) = value else {
+            return Err(Refused::bad_request(format!(
+                "a frame must be a JSON object, not {}",
+                kind(&value)
+            )));
+        };
+        let fields = Fields(&fields);
+        let game = || fields.string("game");
+        let frame = match fields.string("type")? {
+            "hello" => ClientFrame::Hello {
+                name: fields.string("name")?.to_string(),
+                token: fields.optional_string("token")?.map(String::from),
+            },
+            "seek" => ClientFrame::Seek {
+                size: fields.board_size()?,
+                color: match fields.optional_string("color")? {
+                    None | Some("any") => SeekColor::Any,
+                    Some("black") => SeekColor::Black,
+                    Some("white") => SeekColor::White,
+                    Some(other) => {
+                        return Err(Refused::bad_request(format!(
+                            "field 'color' must be black, white or any, not {other:?}"
+                        )))
+                    }
+                },
+            },
+            "cancel" => ClientFrame::Cancel,
+            "move" => ClientFrame::Move {
+                game: game()?.to_string(),
+                ply: fields.ply()?,
+                point: fields.string("point")?.to_string(),
+            },
+            "pass" => ClientFrame::Pass {
+                game: game()?.to_string(),
+                ply: fields.ply()?,
+            },
+            "resign" => ClientFrame::Resign {
+                game: game()?.to_string(),
+            },
+            "sync" => ClientFrame::Sync {
+                game: game()?.to_string(),
+            },
+            "ping" => ClientFrame::Ping {
+                t: fields.0.get("t").cloned().unwrap_or(Value::Null),
+            },
+            other => {
+                return Err(Refused::bad_request(format!(
+                    "unknown frame type {other:?}: expected hello, seek, cancel, move, pass, resign, sync or ping"
+                )))
+            }
+        };
+        Ok(frame)
+    }
+}
+
+struct Fields<'a>(&'a Map<String, Value>);
+
+impl Fields<'_> {
+    fn string(&self, name: &str) -> Result<&str, Refused> {
+        self.optional_string(name)?
+            .ok_or_else(|| Refused::bad_request(format!("the frame has no field '{name}'")))
+    }
+
+    fn optional_string(&self, name: &str) -> Result<Option<&str>, Refused> {
+        match self.0.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(text)) => Ok(Some(text)),
+            Some(other) => Err(Refused::bad_request(format!(
+                "field '{name}' must be a string, not {}",
+                kind(other)
+            ))),
+        }
+    }
+
+    fn whole_number(&self, name: &str) -> Result<u64, Refused> {
+        match self.0.get(name) {
+            None | Some(Value::Null) => Err(Refused::bad_request(format!("the frame has no field '{name}'"))),
+            Some(Value::Number(n)) if n.as_u64().is_some() => Ok(n.as_u64().unwrap_or_default()),
+            Some(other) => Err(Refused::bad_request(format!(
+                "field '{name}' must be a whole number, not {}",
+                shown(other)
+            ))),
+        }
+    }
+
+    fn ply(&self) -> Result<usize, Refused> {
+        // Any ply too large for a usize is as stale as any other wrong ply.
+        Ok(usize::try_from(self.whole_number("ply")?).unwrap_or(usize::MAX))
+    }
+
+    fn board_size(&self) -> Result<usize, Refused> {
+        let size = self.whole_number("size")?;
+        super::game::BOARD_SIZES
+            .iter()
+            .copied()
+            .find(|&s| s as u64 == size)
+            .ok_or_else(|| Refused::bad_request(format!("field 'size' must be 9, 13 or 19, not {size}")))
+    }
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A value as it appears in a message: short values as JSON, long ones by kind.
+fn shown(value: &Value) -> String {
+    let text = value.to_string();
+    if text.len() <= 40 {
+        text
+    } else {
+        kind(value).to_string()
+    }
+}
+
+/// The score object of `over` and STATE.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct ScoreView {
+    pub black: u32,
+    pub white: u32,
+    pub komi: f64,
+}
+
+/// A game's full state: STATE in the protocol.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GameState<'a> {
+    pub id: &'a str,
+    pub size: usize,
+    pub black: &'a str,
+    pub white: &'a str,
+    pub komi: f64,
+    pub moves: &'a [Option<String>],
+    pub to_move: &'static str,
+    pub board: Vec<String>,
+    pub status: &'static str,
+    pub winner: Option<&'static str>,
+    pub reason: Option<&'static str>,
+    pub score: Option<ScoreView>,
+    pub move_time_ms: u64,
+    pub remaining_ms: Option<u64>,
+}
+
+impl GameState<'_> {
+    pub fn of(game: &ServerGame, remaining_ms: u64) -> GameState<'_> {
+        let result = game.result();
+        GameState {
+            id: &game.id,
+            size: game.size(),
+            black: &game.black,
+            white: &game.white,
+            komi: super::game::KOMI,
+            moves: game.moves(),
+            to_move: game.to_move().name(),
+            board: game.board_rows(),
+            status: if result.is_some() { "over" } else { "playing" },
+            winner: result.map(|r| r.winner.name()),
+            reason: result.map(|r| r.reason.name()),
+            score: result.and_then(score_view),
+            move_time_ms: game.move_time_ms,
+            remaining_ms: result.is_none().then_some(remaining_ms),
+        }
+    }
+}
+
+fn score_view(result: GameResult) -> Option<ScoreView> {
+    result.score.map(|s| ScoreView {
+        black: s.black,
+        white: s.white,
+        komi: s.komi,
+    })
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct StandingView {
+    pub name: String,
+    pub wins: u32,
+    pub losses: u32,
+}
+
+impl From<&super::store::Standing> for StandingView {
+    fn from(standing: &super::store::Standing) -> StandingView {
+        StandingView {
+            name: standing.name.clone(),
+            wins: standing.wins,
+            losses: standing.losses,
+        }
+    }
+}
+
+/// A message from the server.
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMessage<'a> {
+    Welcome {
+        name: &'a str,
+        token: &'a str,
+        wins: u32,
+        losses: u32,
+        games: Vec<GameState<'a>>,
+    },
+    Seeking {
+        size: usize,
+        color: &'static str,
+    },
+    Cancelled,
+    Start {
+        game: GameState<'a>,
+    },
+    Played {
+        game: &'a str,
+        ply: usize,
+        color: &'static str,
+        point: Option<&'a str>,
+        captured: &'a [String],
+        to_move: &'static str,
+        remaining_ms: u64,
+    },
+    Over {
+        game: &'a str,
+        winner: &'static str,
+        reason: &'static str,
+        score: Option<ScoreView>,
+        records: RecordsView,
+    },
+    State {
+        game: GameState<'a>,
+    },
+    Pong {
+        t: &'a Value,
+        server_ms: u64,
+    },
+    Error(&'a Refused),
+    Goodbye {
+        reason: &'a str,
+    },
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct RecordsView {
+    pub black: StandingView,
+    pub white: StandingView,
+}
+
+impl From<&Records> for RecordsView {
+    fn from(records: &Records) -> RecordsView {
+        RecordsView {
+            black: (&records.black).into(),
+            white: (&records.white).into(),
+        }
+    }
+}
+
+impl ServerMessage<'_> {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("server messages always serialise")
+    }
+
+    pub fn over(game: &str, result: GameResult, records: &Records) -> String {
+        ServerMessage::Over {
+            game,
+            winner: result.winner.name(),
+            reason: result.reason.name(),
+            score: score_view(result),
+            records: records.into(),
+        }
+        .to_json()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(text: &str) -> String {
+        match ClientFrame::parse(text) {
+            Err(refused) => {
+                assert_eq!(refused.code, ErrorCode::BadRequest);
+                refused.message
+            }
+            Ok(frame) => panic!("{text} parsed as {frame:?}"),
+        }
+    }
+
+    #[test]
+    fn frames_parse() {
+        assert_eq!(
+            ClientFrame::parse(r#"{"type":"hello","name":"alice","extra":1}"#),
+            Ok(ClientFrame::Hello {
+                name: "alice".into(),
+                token: None
+            })
+        );
+        assert_eq!(
+            ClientFrame::parse(r#"{"type":"seek","size":13}"#),
+            Ok(ClientFrame::Seek {
+                size: 13,
+                color: SeekColor::Any
+            })
+        );
+        assert_eq!(
+            ClientFrame::parse(r#"{"type":"move","game":"g","ply":3,"point":"5E"}"#),
+            Ok(ClientFrame::Move {
+                game: "g".into(),
+                ply: 3,
+                point: "5E".into()
+            })
+        );
+        assert_eq!(
+            ClientFrame::parse(r#"{"type":"ping"}"#),
+            Ok(ClientFrame::Ping { t: Value::Null })
+        );
+    }
+
+    #[test]
+    fn bad_frames_name_the_problem() {
+        assert!(refused("{").contains("not JSON"));
+        assert!(refused("[1]").contains("not an array"));
+        assert!(refused(r#"{"type":"dance"}"#).contains("\"dance\""));
+        assert!(refused(r#"{"name":"x"}"#).contains("'type'"));
+        assert!(refused(r#"{"type":"seek","size":10}"#).contains("not 10"));
+        assert!(refused(r#"{"type":"seek","size":"9"}"#).contains("'size'"));
+        assert!(refused(r#"{"type":"seek","size":9,"color":"red"}"#).contains("\"red\""));
+        assert!(refused(r#"{"type":"move","game":"g","ply":-1,"point":"5E"}"#).contains("-1"));
+        assert!(refused(r#"{"type":"move","game":"g","ply":1.5,"point":"5E"}"#).contains("1.5"));
+        assert!(refused(r#"{"type":"move","game":7,"ply":1,"point":"5E"}"#).contains("'game'"));
+        assert!(refused(r#"{"type":"pass","game":"g"}"#).contains("'ply'"));
+        assert!(refused(&format!(
+            r#"{{"type":"ping","t":"{}"}}"#,
+            "x".repeat(MAX_FRAME_BYTES)
+        ))
+        .contains("bytes"));
+    }
+}

@@ -1,0 +1,152 @@
+//! One WebSocket connection: frames in, parsed and rate-limited, to the hub; the hub's
+//! messages out. Nothing here knows the game.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::ws::{CloseFrame, Message, WebSocket};
+use futures_util::{SinkExt, StreamExt};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use super::hub::{ConnId, Event, Outgoing};
+use super::protocol::{ClientFrame, ErrorCode, Refused, ServerMessage, MAX_FRAME_BYTES};
+
+/// Frames over this size end the connection (up to it, they are answered with `bad_request`).
+pub const MAX_MESSAGE_BYTES: usize = 64 * 1024;
+/// Messages waiting to be written to one client before it counts as too slow.
+const OUTBOX_CAPACITY: usize = 1024;
+/// A client may send this many frames at once, and this many a second for long.
+const BURST_FRAMES: f64 = 200.0;
+const FRAMES_PER_SECOND: f64 = 100.0;
+/// How long the writer may take to flush the last messages after the reader stops.
+const FLUSH_TIME: Duration = Duration::from_secs(2);
+
+static NEXT_CONNECTION: AtomicU64 = AtomicU64::new(1);
+
+/// Serves one upgraded connection until either side closes it. `_alive` is held to the end,
+/// so the server can wait for every connection to flush before it stops.
+pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, _alive: Arc<()>) {
+    let conn: ConnId = NEXT_CONNECTION.fetch_add(1, Ordering::Relaxed);
+    let (mut sink, mut stream) = socket.split();
+    let (outbox, mut outgoing) = mpsc::channel::<Outgoing>(OUTBOX_CAPACITY);
+    if hub
+        .send(Event::Connected {
+            conn,
+            outbox: outbox.clone(),
+        })
+        .await
+        .is_err()
+    {
+        return;
+    }
+    let mut writer = tokio::spawn(async move {
+        while let Some(message) = outgoing.recv().await {
+            let frame = match message {
+                Outgoing::Text(text) => Message::Text(text.as_ref().into()),
+                Outgoing::Close(code, reason) => {
+                    let _ = sink
+                        .send(Message::Close(Some(CloseFrame {
+                            code,
+                            reason: reason.into(),
+                        })))
+                        .await;
+                    break;
+                }
+            };
+            if sink.send(frame).await.is_err() {
+                break;
+            }
+        }
+        let _ = sink.close().await;
+    });
+    let mut limiter = RateLimiter::new();
+    let mut writer_done = false;
+    loop {
+        let received = tokio::select! {
+            received = stream.next() => received,
+            _ = &mut writer => {
+                writer_done = true;
+                break;
+            }
+        };
+        let frame = match received {
+            None | Some(Ok(Message::Close(_))) => break,
+            Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
+            Some(Ok(Message::Text(text))) => ClientFrame::parse(text.as_str()),
+            Some(Ok(Message::Binary(bytes))) => Err(Refused::bad_request(format!(
+                "a binary frame of {} bytes: frames are JSON text",
+                bytes.len()
+            ))),
+            Some(Err(error)) => {
+                // Too large to read, or not WebSocket at all: say why, then close.
+                let refused = Refused::bad_request(format!(
+                    "the connection is closed: {error} (frames are at most {MAX_FRAME_BYTES} bytes)"
+                ));
+                let _ = outbox.try_send(Outgoing::Text(ServerMessage::Error(&refused).to_json().into()));
+                let _ = outbox.try_send(Outgoing::Close(1009, "frame too large"));
+                break;
+            }
+        };
+        if !limiter.allow(Instant::now()) {
+            let refused = Refused::new(
+                ErrorCode::RateLimited,
+                format!("more than {FRAMES_PER_SECOND} frames a second: the connection is closed"),
+            );
+            let _ = outbox.try_send(Outgoing::Text(ServerMessage::Error(&refused).to_json().into()));
+            let _ = outbox.try_send(Outgoing::Close(1008, "rate limited"));
+            break;
+        }
+        if hub.send(Event::Frame { conn, frame }).await.is_err() {
+            break;
+        }
+    }
+    let _ = hub.send(Event::Disconnected { conn }).await;
+    drop(outbox);
+    if !writer_done && tokio::time::timeout(FLUSH_TIME, &mut writer).await.is_err() {
+        writer.abort();
+    }
+}
+
+/// A token bucket: `BURST_FRAMES` at once, refilled at `FRAMES_PER_SECOND`.
+struct RateLimiter {
+    tokens: f64,
+    updated: Instant,
+}
+
+impl RateLimiter {
+    fn new() -> RateLimiter {
+        RateLimiter {
+            tokens: BURST_FRAMES,
+            updated: Instant::now(),
+        }
+    }
+
+    fn allow(&mut self, now: Instant) -> bool {
+        let elapsed = now.saturating_duration_since(self.updated).as_secs_f64();
+        self.updated = now;
+        self.tokens = (self.tokens + elapsed * FRAMES_PER_SECOND).min(BURST_FRAMES);
+        if self.tokens < 1.0 {
+            return false;
+        }
+        self.tokens -= 1.0;
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rate_limiter_allows_a_burst_then_the_steady_rate() {
+        let start = Instant::now();
+        let mut limiter = RateLimiter::new();
+        assert!((0..BURST_FRAMES as usize).all(|_| limiter.allow(start)));
+        assert!(!limiter.allow(start));
+        let later = start + Duration::from_millis(100);
+        let allowed = (0..100).filter(|_| limiter.allow(later)).count();
+        assert_eq!(allowed, (FRAMES_PER_SECOND / 10.0) as usize);
+    }
+}

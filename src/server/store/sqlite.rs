@@ -1,0 +1,354 @@
+//! The SQLite backend: one file in WAL mode, one connection, used by one thread.
+
+use std::path::Path;
+
+use rusqlite::{params, Connection, OptionalExtension, Transaction};
+
+use super::{PlayerRecord, Records, Standing, Store, StoreError, StoredGame, Write};
+use crate::engine::{Color, Score};
+use crate::server::game::{EndReason, GameResult};
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS players (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+    token_hash BLOB NOT NULL,
+    wins INTEGER NOT NULL DEFAULT 0,
+    losses INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS games (
+    id TEXT PRIMARY KEY,
+    size INTEGER NOT NULL,
+    black TEXT NOT NULL REFERENCES players(name),
+    white TEXT NOT NULL REFERENCES players(name),
+    komi REAL NOT NULL,
+    move_time_ms INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('playing', 'over')),
+    winner TEXT CHECK (winner IN ('black', 'white')),
+    reason TEXT CHECK (reason IN ('passes', 'timeout', 'resign')),
+    score_black INTEGER,
+    score_white INTEGER
+);
+CREATE INDEX IF NOT EXISTS games_playing ON games(status) WHERE status = 'playing';
+CREATE TABLE IF NOT EXISTS turns (
+    game TEXT NOT NULL REFERENCES games(id),
+    ply INTEGER NOT NULL,
+    point TEXT,
+    PRIMARY KEY (game, ply)
+) WITHOUT ROWID;
+";
+
+pub struct SqliteStore {
+    connection: Connection,
+}
+
+impl SqliteStore {
+    pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
+        let connection = Connection::open(path)?;
+        // WAL with synchronous=NORMAL: a commit survives the process being killed (the OS
+        // holds the written log); only a power loss can take the last commits.
+        connection.pragma_update(None, "journal_mode", "WAL")?;
+        connection.pragma_update(None, "synchronous", "NORMAL")?;
+        connection.pragma_update(None, "foreign_keys", "ON")?;
+        connection.busy_timeout(std::time::Duration::from_secs(5))?;
+        connection.execute_batch(SCHEMA)?;
+        Ok(SqliteStore { connection })
+    }
+
+    fn standing(tx: &Transaction<'_>, name: &str) -> Result<Standing, StoreError> {
+        Ok(tx.query_row(
+            "SELECT name, wins, losses FROM players WHERE name = ?1",
+            [name],
+            |row| {
+                Ok(Standing {
+                    name: row.get(0)?,
+                    wins: row.get(1)?,
+                    losses: row.get(2)?,
+                })
+            },
+        )?)
+    }
+
+    fn load_game(&self, id: &str) -> Result<Option<StoredGame>, StoreError> {
+        let row = self
+            .connection
+            .query_row(
+                "SELECT id, size, black, white, komi, move_time_ms, winner, reason, score_black, score_white
+                 FROM games WHERE id = ?1",
+                [id],
+                |row| {
+                    Ok((
+                        row.get::<_, String>(0)?,
+                        row.get::<_, i64>(1)?,
+                        row.get::<_, String>(2)?,
+                        row.get::<_, String>(3)?,
+                        row.get::<_, f64>(4)?,
+                        row.get::<_, i64>(5)?,
+                        row.get::<_, Option<String>>(6)?,
+                        row.get::<_, Option<String>>(7)?,
+                        row.get::<_, Option<u32>>(8)?,
+                        row.get::<_, Option<u32>>(9)?,
+                    ))
+                },
+            )
+            .optional()?;
+        let Some((id, size, black, white, komi, move_time_ms, winner, reason, score_black, score_white)) =
+            row
+        else {
+            return Ok(None);
+        };
+        let corrupt = |what: &str| StoreError::Corrupt(format!("game {id}: {what}"));
+        let result = match (winner, reason) {
+            (None, None) => None,
+            (Some(winner), Some(reason)) => Some(GameResult {
+                winner: winner.parse::<Color>().map_err(|_| corrupt("winner"))?,
+                reason: EndReason::from_name(&reason).ok_or_else(|| corrupt("reason"))?,
+                score: match (score_black, score_white) {
+                    (Some(black), Some(white)) => Some(Score { black, white, komi }),
+                    _ => None,
+                },
+            }),
+            _ => return Err(corrupt("a winner without a reason")),
+        };
+        let mut statement = self
+            .connection
+            .prepare_cached("SELECT ply, point FROM turns WHERE game = ?1 ORDER BY ply")?;
+        let mut moves = Vec::new();
+        for row in statement.query_map([&id], |row| {
+            Ok((row.get::<_, i64>(0)?, row.get::<_, Option<String>>(1)?))
+        })? {
+            let (ply, point) = row?;
+            if ply != moves.len() as i64 {
+                return Err(corrupt("turns out of sequence"));
+            }
+            moves.push(point);
+        }
+        Ok(Some(StoredGame {
+            size: usize::try_from(size).map_err(|_| corrupt("size"))?,
+            move_time_ms: u64::try_from(move_time_ms).map_err(|_| corrupt("move time"))?,
+            id,
+            black,
+            white,
+            komi,
+            moves,
+            result,
+        }))
+    }
+}
+
+impl Store for SqliteStore {
+    fn player(&mut self, name: &str) -> Result<Option<PlayerRecord>, StoreError> {
+        let row = self
+            .connection
+            .query_row(
+                "SELECT name, token_hash, wins, losses FROM players WHERE name = ?1",
+                [name],
+                |row| {
+                    Ok((
+                        row.get::<_, String>(0)?,
+                        row.get::<_, Vec<u8>>(1)?,
+                        row.get(2)?,
+                        row.get(3)?,
+                    ))
+                },
+            )
+            .optional()?;
+        row.map(|(name, hash, wins, losses)| {
+            let token_hash = hash
+                .try_into()
+                .map_err(|_| StoreError::Corrupt(format!("player {name}: token hash")))?;
+            Ok(PlayerRecord {
+                name,
+                token_hash,
+                wins,
+                losses,
+            })
+        })
+        .transpose()
+    }
+
+    fn add_player(&mut self, name: &str, token_hash: &[u8; 32]) -> Result<bool, StoreError> {
+        let added = self.connection.execute(
+            "INSERT INTO players (name, token_hash) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
+            params![name, &token_hash[..]],
+        )?;
+        Ok(added == 1)
+    }
+
+    fn game(&mut self, id: &str) -> Result<Option<StoredGame>, StoreError> {
+        self.load_game(id)
+    }
+
+    fn unfinished_games(&mut self) -> Result<Vec<StoredGame>, StoreError> {
+        let ids: Vec<String> = self
+            .connection
+            .prepare("SELECT id FROM games WHERE status = 'playing' ORDER BY rowid")?
+            .query_map([], |row| row.get(0))?
+            .collect::<Result<_, _>>()?;
+        ids.iter()
+            .map(|id| {
+                self.load_game(id)?
+                    .ok_or_else(|| StoreError::Corrupt(format!("game {id} vanished")))
+            })
+            .collect()
+    }
+
+    fn commit(&mut self, writes: &[Write]) -> Result<Vec<Records>, StoreError> {
+        let tx = self.connection.transaction()?;
+        let mut records = Vec::new();
+        for write in writes {
+            match write {
+                Write::NewGame(game) => {
+                    tx.prepare_cached(
+                        "INSERT INTO games (id, size, black, white, komi, move_time_ms, status)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'playing')",
+                    )?
+                    .execute(params![
+                        game.id,
+                        game.size as i64,
+                        game.black,
+                        game.white,
+                        game.komi,
+                        game.move_time_ms as i64
+                    ])?;
+                }
+                Write::Turn { game, ply, point } => {
+                    tx.prepare_cached("INSERT INTO turns (game, ply, point) VALUES (?1, ?2, ?3)")?
+                        .execute(params![game, *ply as i64, point])?;
+                }
+                Write::Finish { game, result } => {
+                    let (score_black, score_white) = match result.score {
+                        Some(score) => (Some(score.black), Some(score.white)),
+                        None => (None, None),
+                    };
+                    // Only a game still playing can finish: a result is counted once.
+                    let changed = tx
+                        .prepare_cached(
+                            "UPDATE games SET status = 'over', winner = ?2, reason = ?3,
+                             score_black = ?4, score_white = ?5 WHERE id = ?1 AND status = 'playing'",
+                        )?
+                        .execute(params![
+                            game,
+                            result.winner.name(),
+                            result.reason.name(),
+                            score_black,
+                            score_white
+                        ])?;
+                    let (black, white): (String, String) =
+                        tx.query_row("SELECT black, white FROM games WHERE id = ?1", [game], |row| {
+                            Ok((row.get(0)?, row.get(1)?))
+                        })?;
+                    if changed == 1 {
+                        let (winner, loser) = match result.winner {
+                            Color::Black => (&black, &white),
+                            Color::White => (&white, &black),
+                        };
+                        tx.prepare_cached("UPDATE players SET wins = wins + 1 WHERE name = ?1")?
+                            .execute([winner])?;
+                        tx.prepare_cached("UPDATE players SET losses = losses + 1 WHERE name = ?1")?
+                            .execute([loser])?;
+                    }
+                    records.push(Records {
+                        black: Self::standing(&tx, &black)?,
+                        white: Self::standing(&tx, &white)?,
+                    });
+                }
+            }
+        }
+        tx.commit()?;
+        Ok(records)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store() -> (SqliteStore, std::path::PathBuf) {
+        let path = std::env::temp_dir().join(format!(
+            "gokata-store-test-{}-{:?}.sqlite3",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        let _ = std::fs::remove_file(&path);
+        (SqliteStore::open(&path).unwrap(), path)
+    }
+
+    fn new_game(id: &str) -> StoredGame {
+        StoredGame {
+            id: id.into(),
+            size: 9,
+            black: "Alice".into(),
+            white: "bob".into(),
+            komi: 0.5,
+            move_time_ms: 300_000,
+            moves: vec![],
+            result: None,
+        }
+    }
+
+    #[test]
+    fn names_are_unique_regardless_of_case() {
+        let (mut store, path) = store();
+        assert!(store.add_player("Alice", &[1; 32]).unwrap());
+        assert!(!store.add_player("alice", &[2; 32]).unwrap());
+        let alice = store.player("ALICE").unwrap().unwrap();
+        assert_eq!((alice.name.as_str(), alice.token_hash), ("Alice", [1; 32]));
+        assert_eq!(store.player("carol").unwrap(), None);
+        std::fs::remove_file(path).ok();
+    }
+
+    #[test]
+    fn a_result_is_counted_once_and_survives_reopening() {
+        let (mut store, path) = store();
+        store.add_player("Alice", &[1; 32]).unwrap();
+        store.add_player("bob", &[2; 32]).unwrap();
+        let turn = |ply, point: Option<&str>| Write::Turn {
+            game: "g1".into(),
+            ply,
+            point: point.map(String::from),
+        };
+        store
+            .commit(&[Write::NewGame(new_game("g1")), turn(0, Some("5E")), turn(1, None)])
+            .unwrap();
+        assert_eq!(
+            store.unfinished_games().unwrap()[0].moves,
+            vec![Some("5E".into()), None]
+        );
+        let finish = Write::Finish {
+            game: "g1".into(),
+            result: GameResult {
+                winner: Color::White,
+                reason: EndReason::Timeout,
+                score: None,
+            },
+        };
+        let records = store.commit(&[finish.clone(), finish]).unwrap();
+        assert_eq!(records[1].white.wins, 1);
+        assert_eq!(records[1].black.losses, 1);
+        drop(store);
+        let mut store = SqliteStore::open(&path).unwrap();
+        assert!(store.unfinished_games().unwrap().is_empty());
+        let game = store.game("g1").unwrap().unwrap();
+        assert_eq!(game.result.map(|r| r.reason), Some(EndReason::Timeout));
+        assert_eq!(store.player("bob").unwrap().unwrap().wins, 1);
+        std::fs::remove_file(path).ok();
+    }
+
+    #[test]
+    fn a_failed_batch_commits_nothing() {
+        let (mut store, path) = store();
+        store.add_player("Alice", &[1; 32]).unwrap();
+        store.add_player("bob", &[2; 32]).unwrap();
+        let duplicate = Write::Turn {
+            game: "g1".into(),
+            ply: 0,
+            point: None,
+        };
+        assert!(store
+            .commit(&[Write::NewGame(new_game("g1")), duplicate.clone(), duplicate])
+            .is_err());
+        assert_eq!(store.game("g1").unwrap(), None);
+        std::fs::remove_file(path).ok();
+    }
+}
