@@ -1,0 +1,306 @@
+//! The hub on tokio's paused clock, with a real SQLite store and channels for connections.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use super::*;
+use crate::server::store::SqliteStore;
+
+const MOVE_TIME: Duration = Duration::from_secs(10);
+
+struct TestDb(PathBuf);
+
+impl TestDb {
+    fn new(name: &str) -> TestDb {
+        let path = std::env::temp_dir().join(format!("gokata-hub-{name}-{}.sqlite3", std::process::id()));
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
+        TestDb(path)
+    }
+
+    fn hub(&self) -> mpsc::Sender<Event> {
+        let store = SqliteStore::open(&self.0).unwrap();
+        let hub = Hub::new(Box::new(store), MOVE_TIME).unwrap();
+        let (events, receiver) = mpsc::channel(64);
+        tokio::spawn(async move { hub.run(receiver).await.unwrap() });
+        events
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", self.0.display()));
+        }
+    }
+}
+
+/// A connection as the hub sees it: frames in, messages out.
+struct Client {
+    conn: ConnId,
+    hub: mpsc::Sender<Event>,
+    inbox: mpsc::Receiver<Outgoing>,
+}
+
+impl Client {
+    async fn connect(hub: &mpsc::Sender<Event>, conn: ConnId) -> Client {
+        let (outbox, inbox) = mpsc::channel(64);
+        hub.send(Event::Connected { conn, outbox }).await.unwrap();
+        Client {
+            conn,
+            hub: hub.clone(),
+            inbox,
+        }
+    }
+
+    async fn send(&self, frame: Value) {
+        let frame = ClientFrame::parse(&frame.to_string());
+        self.hub
+            .send(Event::Frame {
+                conn: self.conn,
+                frame,
+            })
+            .await
+            .unwrap();
+    }
+
+    /// The next message; time runs on while the test waits.
+    async fn recv(&mut self) -> Value {
+        match self.inbox.recv().await {
+            Some(Outgoing::Text(text)) => serde_json::from_str(&text).unwrap(),
+            other => panic!("expected a message, got {other:?}"),
+        }
+    }
+
+    async fn hello(
+        hub: &mpsc::Sender<Event>,
+        conn: ConnId,
+        name: &str,
+        token: Option<&str>,
+    ) -> (Client, Value) {
+        let mut client = Client::connect(hub, conn).await;
+        client
+            .send(json!({"type": "hello", "name": name, "token": token}))
+            .await;
+        let welcome = client.recv().await;
+        assert_eq!(welcome["type"], "welcome", "{welcome}");
+        (client, welcome)
+    }
+
+    async fn disconnect(self) {
+        self.hub
+            .send(Event::Disconnected { conn: self.conn })
+            .await
+            .unwrap();
+    }
+}
+
+/// Alice (black) and Bob (white) start a 9x9 game; returns their clients, tokens and the game id.
+async fn start_game(hub: &mpsc::Sender<Event>) -> (Client, Client, [String; 2], String) {
+    let (mut alice, welcome_a) = Client::hello(hub, 1, "alice", None).await;
+    let (mut bob, welcome_b) = Client::hello(hub, 2, "bob", None).await;
+    alice
+        .send(json!({"type": "seek", "size": 9, "color": "black"}))
+        .await;
+    assert_eq!(alice.recv().await["type"], "seeking");
+    bob.send(json!({"type": "seek", "size": 9, "color": "any"})).await;
+    let start = alice.recv().await;
+    assert_eq!(bob.recv().await, start);
+    assert_eq!(
+        (start["game"]["black"].as_str(), start["game"]["white"].as_str()),
+        (Some("alice"), Some("bob"))
+    );
+    let tokens = [welcome_a, welcome_b].map(|w| w["token"].as_str().unwrap().to_string());
+    (
+        alice,
+        bob,
+        tokens,
+        start["game"]["id"].as_str().unwrap().to_string(),
+    )
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_player_to_move_loses_when_the_move_time_runs_out() {
+    let db = TestDb::new("timeout");
+    let hub = db.hub();
+    let (mut alice, mut bob, _, game) = start_game(&hub).await;
+    // Each turn gives the next player the full move time: 9 s a turn never runs out.
+    for (ply, point) in ["5E", "4D", "3C"].into_iter().enumerate() {
+        tokio::time::sleep(Duration::from_secs(9)).await;
+        let mover = if ply % 2 == 0 { &alice } else { &bob };
+        mover
+            .send(json!({"type": "move", "game": game, "ply": ply, "point": point}))
+            .await;
+        let played = alice.recv().await;
+        assert_eq!(played["ply"], ply, "{played}");
+        assert_eq!(played["remaining_ms"], 10_000);
+        assert_eq!(bob.recv().await, played);
+    }
+    let last_turn = Instant::now();
+    let over = alice.recv().await;
+    assert_eq!(
+        Instant::now() - last_turn,
+        MOVE_TIME,
+        "the timeout comes at the deadline"
+    );
+    assert_eq!(bob.recv().await, over);
+    assert_eq!(over["reason"], "timeout");
+    assert_eq!(over["winner"], "black", "white was to move");
+    assert_eq!(over["score"], Value::Null);
+    assert_eq!(
+        over["records"]["black"],
+        json!({"name": "alice", "wins": 1, "losses": 0})
+    );
+    assert_eq!(
+        over["records"]["white"],
+        json!({"name": "bob", "wins": 0, "losses": 1})
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_game_times_out_with_nobody_connected() {
+    let db = TestDb::new("nobody");
+    let hub = db.hub();
+    let (alice, bob, tokens, game) = start_game(&hub).await;
+    alice.disconnect().await;
+    bob.disconnect().await;
+    tokio::time::sleep(MOVE_TIME + Duration::from_millis(5)).await;
+    let (mut alice, welcome) = Client::hello(&hub, 3, "ALICE", Some(&tokens[0])).await;
+    assert_eq!(welcome["name"], "alice");
+    assert_eq!(welcome["games"], json!([]), "the game is over");
+    assert_eq!(
+        (welcome["wins"].as_u64(), welcome["losses"].as_u64()),
+        (Some(0), Some(1))
+    );
+    alice.send(json!({"type": "sync", "game": game})).await;
+    let state = alice.recv().await;
+    assert_eq!(
+        (state["game"]["reason"].as_str(), state["game"]["winner"].as_str()),
+        (Some("timeout"), Some("white"))
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_timeout_racing_the_last_pass_is_counted_once() {
+    let db = TestDb::new("race");
+    let hub = db.hub();
+    let (mut alice, mut bob, _, game) = start_game(&hub).await;
+    alice.send(json!({"type": "pass", "game": game, "ply": 0})).await;
+    alice.recv().await;
+    bob.recv().await;
+    // The second pass and the deadline arrive together: whichever the hub takes first wins,
+    // and the result is announced and counted exactly once.
+    tokio::time::advance(MOVE_TIME).await;
+    bob.send(json!({"type": "pass", "game": game, "ply": 1})).await;
+    let mut overs = Vec::new();
+    for _ in 0..2 {
+        let message = bob.recv().await;
+        if message["type"] == "over" {
+            overs.push(message);
+        }
+    }
+    assert_eq!(overs.len(), 1, "{overs:?}");
+    let over = &overs[0];
+    let (winner, loser) = if over["winner"] == "black" {
+        ("black", "white")
+    } else {
+        ("white", "black")
+    };
+    assert_eq!(over["records"][winner]["wins"], 1);
+    assert_eq!(over["records"][loser]["losses"], 1);
+    assert_eq!(over["records"][loser]["wins"], 0);
+    bob.send(json!({"type": "ping", "t": 1})).await;
+    assert_eq!(bob.recv().await["type"], "pong", "nothing else was announced");
+    let over_to_alice = loop {
+        let message = alice.recv().await;
+        if message["type"] == "over" {
+            break message;
+        }
+    };
+    assert_eq!(&over_to_alice, over);
+}
+
+#[tokio::test(start_paused = true)]
+async fn after_a_restart_the_player_to_move_has_the_full_move_time_again() {
+    let db = TestDb::new("restart");
+    let (tokens, game) = {
+        let hub = db.hub();
+        let (mut alice, mut bob, tokens, game) = start_game(&hub).await;
+        alice
+            .send(json!({"type": "move", "game": game, "ply": 0, "point": "5E"}))
+            .await;
+        alice.recv().await;
+        bob.recv().await;
+        tokio::time::sleep(Duration::from_secs(8)).await;
+        hub.send(Event::Shutdown).await.unwrap();
+        assert_eq!(alice.recv().await["type"], "goodbye");
+        (tokens, game)
+    };
+    // Downtime costs nobody the game: white has the full 10 s from the restart.
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    let hub = db.hub();
+    let restarted = Instant::now();
+    let (mut bob, welcome) = Client::hello(&hub, 5, "bob", Some(&tokens[1])).await;
+    let state = &welcome["games"][0];
+    assert_eq!(state["id"], game.as_str());
+    assert_eq!(state["moves"], json!(["5E"]));
+    assert_eq!(state["remaining_ms"], 10_000);
+    let over = bob.recv().await;
+    assert_eq!(Instant::now() - restarted, MOVE_TIME);
+    assert_eq!(
+        (over["reason"].as_str(), over["winner"].as_str()),
+        (Some("timeout"), Some("black"))
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn only_the_players_act_in_a_game_and_errors_change_nothing() {
+    let db = TestDb::new("errors");
+    let hub = db.hub();
+    let (mut alice, mut bob, _, game) = start_game(&hub).await;
+    let (mut carol, _) = Client::hello(&hub, 3, "carol", None).await;
+    for frame in [
+        json!({"type": "move", "game": game, "ply": 0, "point": "5E"}),
+        json!({"type": "pass", "game": game, "ply": 0}),
+        json!({"type": "resign", "game": game}),
+    ] {
+        carol.send(frame).await;
+        assert_eq!(carol.recv().await["code"], "not_your_game");
+    }
+    bob.send(json!({"type": "move", "game": game, "ply": 0, "point": "5E"}))
+        .await;
+    assert_eq!(bob.recv().await["code"], "not_your_turn");
+    alice
+        .send(json!({"type": "move", "game": "nope", "ply": 0, "point": "5E"}))
+        .await;
+    assert_eq!(alice.recv().await["code"], "unknown_game");
+    alice
+        .send(json!({"type": "move", "game": game, "ply": 0, "point": "10A"}))
+        .await;
+    let refused = alice.recv().await;
+    assert_eq!(
+        (refused["code"].as_str(), refused["reason"].as_str()),
+        (Some("illegal_move"), Some("off-board"))
+    );
+    alice
+        .send(json!({"type": "move", "game": game, "ply": 3, "point": "5E"}))
+        .await;
+    let state = alice.recv().await;
+    assert_eq!(state["type"], "state", "a stale ply gets the state");
+    assert_eq!(state["game"]["moves"], json!([]));
+    carol.send(json!({"type": "sync", "game": game})).await;
+    assert_eq!(carol.recv().await["game"]["moves"], json!([]), "games are public");
+    // The game goes on as if nothing had happened.
+    alice.send(json!({"type": "resign", "game": game})).await;
+    let over = bob.recv().await;
+    assert_eq!(
+        (over["reason"].as_str(), over["winner"].as_str()),
+        (Some("resign"), Some("white"))
+    );
+    assert_eq!(alice.recv().await, over);
+}
