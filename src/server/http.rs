@@ -1,4 +1,4 @@
-//! The HTTP routes: health, the public records and games, and the WebSocket endpoint.
+//! The HTTP routes: the page, health, the public records and games, and the WebSocket endpoint.
 
 use std::sync::Arc;
 
@@ -22,6 +22,18 @@ struct AppState {
 
 pub fn router(hub: mpsc::Sender<Event>, alive: Arc<()>) -> Router {
     Router::new()
+        .route(
+            "/",
+            get(|| page("text/html; charset=utf-8", include_str!("web/index.html"))),
+        )
+        .route(
+            "/app.js",
+            get(|| page("text/javascript; charset=utf-8", include_str!("web/app.js"))),
+        )
+        .route(
+            "/style.css",
+            get(|| page("text/css; charset=utf-8", include_str!("web/style.css"))),
+        )
         .route(
             "/health",
             get(|| async { json(StatusCode::OK, r#"{"status":"ok"}"#.into()) }),
@@ -66,6 +78,23 @@ async fn ask(state: &AppState, query: Query, missing: String) -> Response {
             error_body("the server is stopping"),
         ),
     }
+}
+
+/// The page's files are compiled in; the page loads nothing from any other host.
+async fn page(content_type: &'static str, body: &'static str) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, content_type),
+            (
+                header::CONTENT_SECURITY_POLICY,
+                "default-src 'self'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
+            ),
+            (header::CACHE_CONTROL, "no-cache"),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        ],
+        body,
+    )
+        .into_response()
 }
 
 fn error_body(message: &str) -> String {

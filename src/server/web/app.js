@@ -1,0 +1,491 @@
+// The gokata page: sign in, seek, play, on the v1 protocol (docs/protocol.md). No framework,
+// no build step, no request to any other host. The server is the authority: the page shows
+// what the server says and sends what the player does.
+"use strict";
+
+(() => {
+  const LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ";
+  const SVG = "http://www.w3.org/2000/svg";
+  const STARS = {
+    9: [[2, 2], [2, 6], [6, 2], [6, 6], [4, 4]],
+    13: [[3, 3], [3, 9], [9, 3], [9, 9], [6, 6]],
+    19: [3, 9, 15].flatMap((r) => [3, 9, 15].map((c) => [r, c])),
+  };
+  const $ = (id) => document.getElementById(id);
+
+  // Names and tokens of the players who signed in on this browser, by lower-case name.
+  const saved = {
+    all() {
+      try {
+        return JSON.parse(localStorage.getItem("gokata.players") || "{}");
+      } catch {
+        return {};
+      }
+    },
+    token(name) {
+      const entry = this.all()[name.toLowerCase()];
+      return entry ? entry.token : null;
+    },
+    keep(name, token) {
+      const all = this.all();
+      all[name.toLowerCase()] = { name, token };
+      localStorage.setItem("gokata.players", JSON.stringify(all));
+      localStorage.setItem("gokata.current", name);
+    },
+    forget(name) {
+      const all = this.all();
+      delete all[name.toLowerCase()];
+      localStorage.setItem("gokata.players", JSON.stringify(all));
+      localStorage.removeItem("gokata.current");
+    },
+    current: () => localStorage.getItem("gokata.current"),
+  };
+
+  let socket = null;
+  let wanted = null; // the name to sign in as, while the page wants a connection
+  let me = null; // {name, wins, losses} after welcome
+  let game = null; // the STATE shown, kept current from played/over/state
+  let pending = null; // {game, ply, frame}: a turn sent and not yet acknowledged
+  let seeking = null; // {size, color} while a seek waits
+  let deadline = null; // performance.now() when the player to move runs out of time
+  let retries = 0;
+  let retryTimer = null;
+  let cursor = null; // [row, col] of the keyboard cursor
+  let resignArmed = null;
+  let watchTimer = null;
+
+  // --- connection -------------------------------------------------------------------------
+
+  function connect() {
+    clearTimeout(retryTimer);
+    if (socket) {
+      socket.onclose = null;
+      socket.close();
+    }
+    const url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws";
+    const ws = new WebSocket(url);
+    socket = ws;
+    ws.onopen = () => {
+      retries = 0;
+      const token = saved.token(wanted);
+      send(token ? { type: "hello", name: wanted, token } : { type: "hello", name: wanted });
+    };
+    ws.onmessage = (event) => {
+      let message;
+      try {
+        message = JSON.parse(event.data);
+      } catch {
+        return;
+      }
+      const handler = handlers[message.type];
+      if (handler) handler(message);
+    };
+    ws.onclose = () => {
+      if (socket !== ws) return;
+      socket = null;
+      if (!wanted) return;
+      const delay = Math.min(8000, 250 * 2 ** retries++);
+      setStatus(`Connection lost: reconnecting in ${(delay / 1000).toFixed(1)} s…`);
+      retryTimer = setTimeout(connect, delay);
+    };
+  }
+
+  function send(frame) {
+    if (socket && socket.readyState === WebSocket.OPEN) {
+      socket.send(JSON.stringify(frame));
+      return true;
+    }
+    return false;
+  }
+
+  // --- messages from the server -----------------------------------------------------------
+
+  const handlers = {
+    welcome(m) {
+      me = { name: m.name, wins: m.wins, losses: m.losses };
+      saved.keep(m.name, m.token);
+      $("name").value = m.name;
+      const remembered = localStorage.getItem("gokata.game");
+      const watch = watchedGame();
+      const mine = m.games.find((g) => game && g.id === game.id) ||
+        m.games.find((g) => g.id === remembered) || m.games[0];
+      if (watch) {
+        send({ type: "sync", game: watch });
+      } else if (mine) {
+        showGame(mine);
+      } else if (game && game.status === "playing") {
+        send({ type: "sync", game: game.id }); // it ended while we were away
+      }
+      if (pending && game && pending.game === game.id && game.status === "playing" &&
+          game.moves.length === pending.ply) {
+        send(pending.frame); // the ply makes a resent turn harmless
+      } else {
+        pending = null;
+      }
+      if (seeking) send({ type: "seek", size: seeking.size, color: seeking.color });
+      render();
+    },
+    seeking(m) {
+      seeking = { size: m.size, color: m.color };
+      render();
+    },
+    cancelled() {
+      seeking = null;
+      render();
+    },
+    start(m) {
+      seeking = null;
+      $("result").textContent = "";
+      showGame(m.game);
+    },
+    played(m) {
+      if (!game || m.game !== game.id) return;
+      if (m.ply !== game.moves.length) {
+        if (m.ply > game.moves.length) send({ type: "sync", game: game.id });
+        return;
+      }
+      game.moves.push(m.point);
+      if (m.point) setStone(m.point, m.color === "black" ? "x" : "o");
+      for (const point of m.captured) setStone(point, ".");
+      game.to_move = m.to_move;
+      game.remaining_ms = m.remaining_ms;
+      deadline = performance.now() + m.remaining_ms;
+      if (pending && pending.ply === m.ply) pending = null;
+      showError("");
+      render();
+    },
+    over(m) {
+      if (!game || m.game !== game.id) return;
+      Object.assign(game, { status: "over", winner: m.winner, reason: m.reason, score: m.score, remaining_ms: null });
+      for (const color of ["black", "white"]) {
+        const record = m.records[color];
+        if (me && record.name.toLowerCase() === me.name.toLowerCase()) Object.assign(me, record);
+      }
+      game.records = m.records;
+      pending = null;
+      render();
+    },
+    state(m) {
+      const incoming = m.game;
+      if (game && incoming.id !== game.id && game.status === "playing" && !watchedGame()) return;
+      showGame(incoming);
+      if (pending && (incoming.status !== "playing" || incoming.moves.length !== pending.ply)) pending = null;
+    },
+    error(m) {
+      if (m.code === "bad_token" || m.code === "name_taken") {
+        if (m.code === "bad_token" && wanted) saved.forget(wanted);
+        wanted = null;
+        me = null;
+        if (socket) socket.close();
+        showError(m.message);
+        render();
+        return;
+      }
+      if (m.game && pending && pending.game === m.game) pending = null;
+      showError(m.message);
+      render();
+    },
+    goodbye() {
+      setStatus("The server is restarting: reconnecting…");
+    },
+    pong() {},
+  };
+
+  // --- the game ---------------------------------------------------------------------------
+
+  function showGame(state) {
+    const fresh = !game || game.id !== state.id || game.size !== state.size;
+    game = state;
+    deadline = state.status === "playing" ? performance.now() + state.remaining_ms : null;
+    if (state.status === "playing" && myColor()) localStorage.setItem("gokata.game", state.id);
+    if (fresh) {
+      buildBoard(state.size);
+      cursor = null;
+    }
+    for (let row = 0; row < state.size; row++) {
+      for (let col = 0; col < state.size; col++) setStone(pointName(row, col), state.board[row][col]);
+    }
+    render();
+  }
+
+  function myColor() {
+    if (!game || !me) return null;
+    const name = me.name.toLowerCase();
+    if (game.black.toLowerCase() === name) return "black";
+    if (game.white.toLowerCase() === name) return "white";
+    return null;
+  }
+
+  function play(point) {
+    if (!game || game.status !== "playing") return;
+    if (pending) return showError("Your last turn is still on its way.");
+    const ply = game.moves.length;
+    const frame = point === null ? { type: "pass", game: game.id, ply } : { type: "move", game: game.id, ply, point };
+    pending = { game: game.id, ply, frame };
+    showError("");
+    if (!send(frame)) setStatus("Not connected: the turn is sent when the connection is back.");
+  }
+
+  function pointName(row, col) {
+    return `${game.size - row}${LETTERS[col]}`;
+  }
+
+  function rowCol(point) {
+    const match = /^(\d+)([A-Z])$/.exec(point);
+    return [game.size - Number(match[1]), LETTERS.indexOf(match[2])];
+  }
+
+  // --- drawing ----------------------------------------------------------------------------
+
+  function node(name, attributes, parent) {
+    const element = document.createElementNS(SVG, name);
+    for (const [key, value] of Object.entries(attributes)) element.setAttribute(key, value);
+    if (parent) parent.appendChild(element);
+    return element;
+  }
+
+  function buildBoard(size) {
+    const extent = size + 1;
+    const svg = node("svg", {
+      viewBox: `0 0 ${extent} ${extent}`, role: "img", tabindex: "0", id: "board",
+      "aria-label": `${size} by ${size} Go board; arrow keys move the cursor, Enter plays`,
+    });
+    node("rect", { x: 0, y: 0, width: extent, height: extent, fill: "#dcb35c" }, svg);
+    const lines = node("g", { stroke: "#3b2f1a", "stroke-width": 0.035 }, svg);
+    for (let i = 1; i <= size; i++) {
+      node("line", { x1: 1, y1: i, x2: size, y2: i }, lines);
+      node("line", { x1: i, y1: 1, x2: i, y2: size }, lines);
+    }
+    for (const [row, col] of STARS[size] || []) node("circle", { cx: col + 1, cy: row + 1, r: 0.09, fill: "#3b2f1a" }, svg);
+    const labels = node("g", { "font-size": 0.42, "text-anchor": "middle", "dominant-baseline": "central", fill: "#1b1b1b", "font-family": "system-ui, sans-serif" }, svg);
+    for (let i = 0; i < size; i++) {
+      for (const y of [0.42, extent - 0.42]) node("text", { x: i + 1, y }, labels).textContent = LETTERS[i];
+      for (const x of [0.38, extent - 0.38]) node("text", { x, y: i + 1 }, labels).textContent = String(size - i);
+    }
+    for (let row = 0; row < size; row++) {
+      for (let col = 0; col < size; col++) {
+        const point = `${size - row}${LETTERS[col]}`;
+        const g = node("g", { class: "pt", "data-point": point, "data-stone": "empty" }, svg);
+        node("rect", { class: "hover", x: col + 0.5, y: row + 0.5, width: 1, height: 1 }, g);
+        node("circle", { class: "stone", cx: col + 1, cy: row + 1, r: 0.46, display: "none" }, g);
+        node("circle", { class: "mark", cx: col + 1, cy: row + 1, r: 0.18, fill: "none", "stroke-width": 0.08, display: "none" }, g);
+      }
+    }
+    node("rect", { class: "cursor", x: 0, y: 0, width: 0.9, height: 0.9, display: "none" }, svg);
+    svg.addEventListener("click", (event) => {
+      const target = event.target.closest(".pt");
+      if (target) play(target.dataset.point);
+    });
+    svg.addEventListener("keydown", onBoardKey);
+    $("board-wrap").replaceChildren(svg);
+  }
+
+  function setStone(point, symbol) {
+    const g = document.querySelector(`.pt[data-point="${point}"]`);
+    if (!g) return;
+    const stone = symbol === "x" ? "black" : symbol === "o" ? "white" : "empty";
+    g.dataset.stone = stone;
+    const circle = g.querySelector(".stone");
+    circle.setAttribute("display", stone === "empty" ? "none" : "inline");
+    circle.setAttribute("fill", stone === "black" ? "#111" : "#fafafa");
+    circle.setAttribute("stroke", stone === "black" ? "#000" : "#333");
+    circle.setAttribute("stroke-width", 0.05);
+  }
+
+  function markLastMove() {
+    for (const g of document.querySelectorAll(".pt[data-last]")) {
+      delete g.dataset.last;
+      g.querySelector(".mark").setAttribute("display", "none");
+    }
+    const last = game && game.moves.length ? game.moves[game.moves.length - 1] : null;
+    const g = last && document.querySelector(`.pt[data-point="${last}"]`);
+    if (!g) return;
+    g.dataset.last = "true";
+    const mark = g.querySelector(".mark");
+    mark.setAttribute("display", "inline");
+    mark.setAttribute("stroke", g.dataset.stone === "black" ? "#fff" : "#000");
+  }
+
+  function onBoardKey(event) {
+    if (!game) return;
+    const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+    if (!cursor) cursor = [Math.floor(game.size / 2), Math.floor(game.size / 2)];
+    if (moves[event.key]) {
+      const [dr, dc] = moves[event.key];
+      cursor = [Math.min(game.size - 1, Math.max(0, cursor[0] + dr)), Math.min(game.size - 1, Math.max(0, cursor[1] + dc))];
+    } else if (event.key === "Enter" || event.key === " ") {
+      play(pointName(cursor[0], cursor[1]));
+    } else {
+      return;
+    }
+    event.preventDefault();
+    const box = document.querySelector("#board .cursor");
+    box.setAttribute("x", cursor[1] + 0.55);
+    box.setAttribute("y", cursor[0] + 0.55);
+    box.setAttribute("display", "inline");
+    setStatus(`Cursor on ${pointName(cursor[0], cursor[1])}. ${statusText()}`);
+  }
+
+  // --- words ------------------------------------------------------------------------------
+
+  const plural = (n, word) => `${n} ${word}${n === 1 ? "" : word.endsWith("s") ? "es" : "s"}`;
+  const record = (r) => `${r.name}: ${plural(r.wins, "win")}, ${plural(r.losses, "loss")}`;
+  const title = (word) => word[0].toUpperCase() + word.slice(1);
+
+  function statusText() {
+    if (!me) return wanted ? `Signing in as ${wanted}…` : "Sign in to play.";
+    if (game && game.status === "playing") {
+      const mine = myColor();
+      const mover = game[game.to_move];
+      if (!mine) return `You are watching: ${game.black} (black) against ${game.white} (white); ${game.to_move} to move.`;
+      if (pending) return "Your turn is on its way to the server…";
+      return mine === game.to_move ? `Your move (${mine}).` : `Waiting for ${mover} (${game.to_move}) to move.`;
+    }
+    if (seeking) {
+      const colour = seeking.color === "any" ? "any colour" : seeking.color;
+      return `Waiting for an opponent: ${seeking.size}×${seeking.size}, ${colour}…`;
+    }
+    if (game && game.status === "over") return "The game is over. Seek another one?";
+    return `Signed in as ${me.name}. Choose a board and seek a game.`;
+  }
+
+  function resultText() {
+    if (!game || game.status !== "over") return "";
+    const winner = game[game.winner];
+    const how = {
+      resign: `${title(game.winner)} (${winner}) wins by resignation.`,
+      timeout: `${title(game.winner)} (${winner}) wins on time: ${game.winner === "black" ? "white" : "black"} took too long.`,
+      passes: `${title(game.winner)} (${winner}) wins after two passes.`,
+    }[game.reason];
+    let text = how;
+    if (game.score) {
+      const s = game.score;
+      const margin = Math.abs(s.black - (s.white + s.komi));
+      text += ` Area score: black ${s.black}, white ${s.white} + ${s.komi} komi = ${s.white + s.komi}; by ${margin} points.`;
+    }
+    if (game.records) text += ` Records: ${record(game.records.black)}; ${record(game.records.white)}.`;
+    return text;
+  }
+
+  function setStatus(text) {
+    $("status").textContent = text;
+  }
+
+  function showError(text) {
+    $("error").textContent = text;
+  }
+
+  function render() {
+    $("player").textContent = me ? `${me.name}: ${plural(me.wins, "win")}, ${plural(me.losses, "loss")}` : "Not signed in";
+    const playing = game && game.status === "playing";
+    const mine = myColor();
+    $("signin-panel").hidden = Boolean(me);
+    $("signout").hidden = !me;
+    $("seek-panel").hidden = !me || (playing && mine !== null);
+    $("seek").hidden = Boolean(seeking);
+    $("cancel").hidden = !seeking;
+    $("game-panel").hidden = !game;
+    $("pass").disabled = !playing || mine !== game.to_move || Boolean(pending);
+    $("resign").disabled = !playing || !mine;
+    if (game) {
+      $("game-title").textContent = `${game.black} (black) against ${game.white} (white), ${game.size}×${game.size}`;
+      markLastMove();
+    }
+    $("result").textContent = resultText();
+    setStatus(statusText());
+    tick();
+    watchSpectated();
+  }
+
+  function tick() {
+    const clock = $("clock");
+    if (!game || game.status !== "playing" || deadline === null) {
+      clock.textContent = "";
+      return;
+    }
+    const left = Math.max(0, deadline - performance.now());
+    const seconds = Math.ceil(left / 1000);
+    clock.textContent = `${title(game.to_move)}: ${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+    clock.classList.toggle("low", left < 30000);
+    clock.setAttribute("aria-label", `${game.to_move} has ${seconds} seconds left`);
+  }
+
+  // Spectators get no pushed turns: they ask for the state every two seconds.
+  function watchSpectated() {
+    clearTimeout(watchTimer);
+    if (game && game.status === "playing" && me && !myColor()) {
+      watchTimer = setTimeout(() => send({ type: "sync", game: game.id }), 2000);
+    }
+  }
+
+  function watchedGame() {
+    const match = /(?:^|[#&])game=([A-Za-z0-9]+)/.exec(location.hash);
+    return match ? match[1] : null;
+  }
+
+  // --- controls ---------------------------------------------------------------------------
+
+  $("signin-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const name = $("name").value.trim();
+    if (!/^[A-Za-z0-9_-]{1,20}$/.test(name)) {
+      showError(`"${name}" is not a name: use 1 to 20 letters, digits, _ or -.`);
+      return;
+    }
+    showError("");
+    wanted = name;
+    me = null;
+    game = null;
+    seeking = null;
+    pending = null;
+    $("game-panel").hidden = true;
+    connect();
+    render();
+  });
+
+  $("signout").addEventListener("click", () => {
+    localStorage.removeItem("gokata.current");
+    wanted = null;
+    me = null;
+    game = null;
+    seeking = null;
+    pending = null;
+    if (socket) socket.close();
+    render();
+  });
+
+  $("seek-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    showError("");
+    $("result").textContent = "";
+    send({ type: "seek", size: Number($("size").value), color: $("color").value });
+  });
+
+  $("cancel").addEventListener("click", () => send({ type: "cancel" }));
+  $("pass").addEventListener("click", () => play(null));
+  $("resign").addEventListener("click", () => {
+    if (!game || game.status !== "playing") return;
+    const button = $("resign");
+    if (resignArmed) {
+      clearTimeout(resignArmed);
+      resignArmed = null;
+      button.textContent = "Resign";
+      send({ type: "resign", game: game.id });
+      return;
+    }
+    button.textContent = "Really resign?";
+    resignArmed = setTimeout(() => {
+      resignArmed = null;
+      button.textContent = "Resign";
+    }, 4000);
+  });
+
+  setInterval(tick, 250);
+  const current = saved.current();
+  if (current && saved.token(current)) {
+    wanted = current;
+    $("name").value = current;
+    connect();
+  }
+  render();
+})();
