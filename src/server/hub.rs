@@ -668,18 +668,22 @@ impl Hub {
         let Some(connection) = self.connections.get(&conn) else {
             return;
         };
-        if connection.outbox.try_send(message).is_err() {
-            let _ = connection
-                .outbox
-                .try_send(Outgoing::Close(1008, "too slow: messages were not read"));
-            self.disconnect(conn);
+        // The last slot is kept for the close frame.
+        if connection.outbox.capacity() > 1 && connection.outbox.try_send(message).is_ok() {
+            return;
         }
+        let _ = connection
+            .outbox
+            .try_send(Outgoing::Close(1008, "too slow: messages were not read"));
+        self.disconnect(conn);
     }
 
     fn say_goodbye(&mut self, reason: &str) {
         let text: Arc<str> = ServerMessage::Goodbye { reason }.to_json().into();
         for connection in self.connections.values() {
-            let _ = connection.outbox.try_send(Outgoing::Text(text.clone()));
+            if connection.outbox.capacity() > 1 {
+                let _ = connection.outbox.try_send(Outgoing::Text(text.clone()));
+            }
             let _ = connection
                 .outbox
                 .try_send(Outgoing::Close(1012, "server restart"));

@@ -31,16 +31,18 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, _alive: Arc<()>)
     let conn: ConnId = NEXT_CONNECTION.fetch_add(1, Ordering::Relaxed);
     let (mut sink, mut stream) = socket.split();
     let (outbox, mut outgoing) = mpsc::channel::<Outgoing>(OUTBOX_CAPACITY);
-    if hub
-        .send(Event::Connected {
-            conn,
-            outbox: outbox.clone(),
-        })
-        .await
-        .is_err()
-    {
+    // The hub holds the only strong sender: when it drops the connection (too slow, or the
+    // server stopping), the writer drains what is queued and closes the socket.
+    let own_outbox = outbox.downgrade();
+    if hub.send(Event::Connected { conn, outbox }).await.is_err() {
         return;
     }
+    let say_and_close = |refused: Refused, code: u16, reason: &'static str| {
+        if let Some(outbox) = own_outbox.upgrade() {
+            let _ = outbox.try_send(Outgoing::Text(ServerMessage::Error(&refused).to_json().into()));
+            let _ = outbox.try_send(Outgoing::Close(code, reason));
+        }
+    };
     let mut writer = tokio::spawn(async move {
         while let Some(message) = outgoing.recv().await {
             let frame = match message {
@@ -84,8 +86,7 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, _alive: Arc<()>)
                 let refused = Refused::bad_request(format!(
                     "the connection is closed: {error} (frames are at most {MAX_FRAME_BYTES} bytes)"
                 ));
-                let _ = outbox.try_send(Outgoing::Text(ServerMessage::Error(&refused).to_json().into()));
-                let _ = outbox.try_send(Outgoing::Close(1009, "frame too large"));
+                say_and_close(refused, 1009, "frame too large");
                 break;
             }
         };
@@ -94,8 +95,7 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, _alive: Arc<()>)
                 ErrorCode::RateLimited,
                 format!("more than {FRAMES_PER_SECOND} frames a second: the connection is closed"),
             );
-            let _ = outbox.try_send(Outgoing::Text(ServerMessage::Error(&refused).to_json().into()));
-            let _ = outbox.try_send(Outgoing::Close(1008, "rate limited"));
+            say_and_close(refused, 1008, "rate limited");
             break;
         }
         if hub.send(Event::Frame { conn, frame }).await.is_err() {
@@ -103,7 +103,6 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, _alive: Arc<()>)
         }
     }
     let _ = hub.send(Event::Disconnected { conn }).await;
-    drop(outbox);
     if !writer_done && tokio::time::timeout(FLUSH_TIME, &mut writer).await.is_err() {
         writer.abort();
     }

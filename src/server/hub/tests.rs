@@ -304,3 +304,34 @@ async fn only_the_players_act_in_a_game_and_errors_change_nothing() {
     );
     assert_eq!(alice.recv().await, over);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_client_that_does_not_read_is_dropped_without_holding_up_others() {
+    let db = TestDb::new("slow");
+    let hub = db.hub();
+    let (alice, mut bob, _, game) = start_game(&hub).await;
+    let (outbox, mut slow_inbox) = mpsc::channel(4);
+    hub.send(Event::Connected { conn: 9, outbox }).await.unwrap();
+    let slow = Client {
+        conn: 9,
+        hub: hub.clone(),
+        inbox: mpsc::channel(1).1,
+    };
+    for t in 0..10 {
+        slow.send(json!({"type": "ping", "t": t})).await;
+    }
+    alice
+        .send(json!({"type": "move", "game": game, "ply": 0, "point": "5E"}))
+        .await;
+    assert_eq!(bob.recv().await["type"], "played", "others are served");
+    let mut queued = Vec::new();
+    while let Some(message) = slow_inbox.recv().await {
+        queued.push(message);
+    }
+    // The hub queued what fitted, a close, and then let go of the connection.
+    assert!(queued.len() <= 5, "{queued:?}");
+    assert_eq!(
+        queued.last(),
+        Some(&Outgoing::Close(1008, "too slow: messages were not read"))
+    );
+}
