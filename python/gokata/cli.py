@@ -198,7 +198,8 @@ def _connect(args: argparse.Namespace) -> int:
         print(f"gokata connect: {error}", file=sys.stderr)
         return 1
     except ValueError as error:  # the server refused the sign-in or the seek; a bad URL
-        print(f"gokata connect: {error}", file=sys.stderr)
+        hint = " (sign in with --token TOKEN, or pick another name)" if getattr(error, "code", "") == "name_taken" else ""
+        print(f"gokata connect: {error}{hint}", file=sys.stderr)
         return 1
     return 0
 

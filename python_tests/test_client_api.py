@@ -1,0 +1,348 @@
+"""``gokata.client`` against the real server, ``gokata serve``, run as a process."""
+
+from __future__ import annotations
+
+import re
+import signal
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+import gokata
+from gokata import Go
+from gokata.client import (
+    BadRequestError,
+    BadTokenError,
+    ConnectionFailedError,
+    GameOverError,
+    IllegalMoveError,
+    NameTakenError,
+    NotYourTurnError,
+    Over,
+    Played,
+    RemoteGame,
+    ServerError,
+    connect,
+    websocket_url,
+)
+from test_client_support import (  # noqa: F401  (the fixtures are used by name)
+    ServeProcess,
+    free_port,
+    own_server,
+    pair,
+    server,
+    settle,
+    unique,
+)
+
+EMPTY_9 = ["." * 9] * 9
+
+
+def rows(game: RemoteGame) -> list[str]:
+    return ["".join(row) for row in game.board]
+
+
+def snapshot(game: RemoteGame) -> tuple[list[str], str, list[str | None]]:
+    return rows(game), game.turn, game.moves
+
+
+def replayed(moves: list[str | None], size: int = 9) -> Go:
+    go = Go(size)
+    for point in moves:
+        if point is None:
+            go.pass_turn()
+        else:
+            go.move(point)
+    return go
+
+
+def play(black: RemoteGame, white: RemoteGame, *points: str) -> None:
+    """Black and white alternate ``points``; both views have seen every turn at the end."""
+    for ply, point in enumerate(points):
+        mover = black if ply % 2 == 0 else white
+        mover.wait(timeout=10)  # the opponent's turn may still be on its way
+        assert mover.move(point).ply == ply
+    settle(black, len(points))
+    settle(white, len(points))
+
+
+def test_websocket_url_forms() -> None:
+    assert websocket_url("ws://example.org:8080/ws") == "ws://example.org:8080/ws"
+    assert websocket_url("ws://example.org:8080") == "ws://example.org:8080/ws"
+    assert websocket_url("http://example.org:8080/") == "ws://example.org:8080/ws"
+    assert websocket_url("https://example.org/") == "wss://example.org/ws"
+    assert websocket_url("https://example.org/go/") == "wss://example.org/go/ws"
+    assert websocket_url("example.org:8080") == "ws://example.org:8080/ws"
+    assert websocket_url("127.0.0.1:9") == "ws://127.0.0.1:9/ws"
+    with pytest.raises(ValueError):
+        websocket_url("ftp://example.org/")
+
+
+def test_a_new_name_gets_a_token_and_comes_back_with_it(server: ServeProcess) -> None:
+    name = unique("Alice")
+    with connect(server.url, name) as alice:
+        assert alice.name == name
+        assert alice.token is not None and re.fullmatch(r"[0-9a-f]{64}", alice.token)
+        assert (alice.wins, alice.losses, alice.games) == (0, 0, [])
+        token = alice.token
+    # The three ways the URL may be given, and the name in another case: the same player.
+    for url in (server.url, server.http_url, server.url.replace("ws://", "").replace("/ws", "")):
+        with connect(url, name.lower(), token) as again:
+            assert again.name == name  # the case it was registered with
+            assert again.token == token
+    with pytest.raises(NameTakenError) as taken:
+        connect(server.url, name.upper())
+    assert taken.value.code == "name_taken"
+    with pytest.raises(BadTokenError) as bad:
+        connect(server.url, name, "0" * 64)
+    assert bad.value.code == "bad_token"
+    with pytest.raises(BadTokenError):
+        connect(server.url, unique("nobody"), token)  # a token cannot belong to a new name
+    for bad_name in ("two words", "x" * 21, "", "caf\u00e9"):
+        with pytest.raises(BadRequestError) as malformed:
+            connect(server.url, bad_name)
+        assert malformed.value.code == "bad_request"
+        assert isinstance(malformed.value, ServerError) and isinstance(malformed.value, ValueError)
+
+
+def test_no_server_is_a_connection_error() -> None:
+    started = time.monotonic()
+    with pytest.raises(ConnectionFailedError) as failure:
+        connect(f"127.0.0.1:{free_port()}", unique("nobody"), timeout=3)
+    assert isinstance(failure.value, ConnectionError)
+    assert time.monotonic() - started < 10
+
+
+def test_two_players_pair_and_play_a_game_with_a_capture(server: ServeProcess) -> None:
+    black, white, game, theirs = pair(server.url)
+    with black, white:
+        for view, me, other in ((game, black, white), (theirs, white, black)):
+            assert view.opponent == other.name
+            assert (view.black, view.white) == (black.name, white.name)
+            assert rows(view) == EMPTY_9
+            assert view.turn == "black" and view.moves == [] and not view.is_over
+            assert view.size == {"height": 9, "width": 9}
+            assert view in me.games
+            remaining = view.remaining_ms
+            assert remaining is not None and 0 < remaining <= 60_000
+        with pytest.raises(TimeoutError):
+            theirs.wait(timeout=0.3)
+        turns = ["6E", "5E", "4E", "9A", "5D", "9B"]
+        for ply, point in enumerate(turns):
+            mover, waiter = (game, theirs) if ply % 2 == 0 else (theirs, game)
+            played = mover.move(point)
+            assert isinstance(played, Played)
+            assert (played.ply, played.point, played.captured) == (ply, point, ())
+            assert played.color == mover.color and played.to_move == waiter.color
+            seen = waiter.wait(timeout=10)
+            assert seen == played
+        capture = game.move("f5")  # the GTP form, in lower case: the server writes 5F
+        assert (capture.point, capture.captured) == ("5F", ("5E",))
+        assert theirs.wait(timeout=10) == capture
+        for view in (game, theirs):
+            assert view.get_position("5E") == "."
+            assert view.get_position("E5") == "."
+            assert view.get_position((3, 4)) == "x"  # 6E
+            assert rows(view)[4] == "...x.x..."
+            assert view.moves == ["6E", "5E", "4E", "9A", "5D", "9B", "5F"]
+            assert view.turn == "white" and view.move_number == 7
+            assert [p.captured for p in view.history][-1] == ("5E",)
+            assert view.board == replayed(view.moves).board
+            assert str(view) == str(replayed(view.moves))
+        assert game.my_turn is False and theirs.my_turn is True
+        text = repr(theirs)
+        assert theirs.id in text and str(theirs).rstrip() in text
+        # The server's own record of the game agrees.
+        state = server.http_json(f"/api/games/{game.id}")
+        assert state["moves"] == game.moves and state["board"] == rows(game)
+        assert state["status"] == "playing" and state["to_move"] == "white"
+
+
+def test_an_illegal_move_raises_and_changes_nothing(server: ServeProcess) -> None:
+    black, white, game, theirs = pair(server.url)
+    with black, white:
+        play(game, theirs, "6E", "5E", "4E", "9A", "5D", "9B", "5F")
+        before = snapshot(theirs)
+        cases = [("6E", "occupied"), ("5E", "suicide"), ("10A", "off-board"), ("1Z", "off-board")]
+        for point, reason in cases:
+            with pytest.raises(IllegalMoveError) as illegal:
+                theirs.move(point)
+            error = illegal.value
+            assert isinstance(error, gokata.IllegalMoveError) and isinstance(error, ValueError)
+            assert error.code == "illegal_move" and error.reason == reason
+            assert point in str(error), str(error)
+            assert error.game == game.id
+            assert snapshot(theirs) == before and snapshot(game) == before
+        for malformed in ("ZZ", "5", "E"):
+            with pytest.raises(BadRequestError) as bad:
+                theirs.move(malformed)
+            assert not isinstance(bad.value, gokata.IllegalMoveError)
+            assert snapshot(theirs) == before
+        # Out of turn: refused by the server, nothing changes.
+        with pytest.raises(NotYourTurnError) as early:
+            game.move("1A")
+        assert early.value.code == "not_your_turn"
+        with pytest.raises(NotYourTurnError):
+            game.pass_turn()
+        theirs.sync()
+        game.sync()
+        assert snapshot(theirs) == before and snapshot(game) == before
+        state = server.http_json(f"/api/games/{game.id}")
+        assert len(state["moves"]) == 7 and state["to_move"] == "white"
+        # The same player may then play a legal move.
+        assert theirs.move("9C").ply == 7
+        assert game.wait(timeout=10) is not None
+        assert game.get_position("9C") == "o"
+
+
+def test_a_ko_retake_is_illegal(server: ServeProcess) -> None:
+    black, white, game, theirs = pair(server.url)
+    with black, white:
+        play(game, theirs, "4B", "4C", "3A", "3B", "2B", "3D", "9J", "2C")
+        assert game.move("3C").captured == ("3B",)
+        theirs.wait(timeout=10)
+        before = snapshot(theirs)
+        with pytest.raises(IllegalMoveError) as ko:
+            theirs.move("3B")
+        assert ko.value.reason == "ko"
+        assert snapshot(theirs) == before and snapshot(game) == before
+
+
+def test_two_passes_end_the_game_with_the_score_and_records(server: ServeProcess) -> None:
+    black, white, game, theirs = pair(server.url)
+    with black, white:
+        game.move("5E")
+        theirs.wait(timeout=10)
+        theirs.move("3C")
+        game.wait(timeout=10)
+        game.move("3D")
+        theirs.wait(timeout=10)
+        theirs.pass_turn()
+        assert not game.is_over and isinstance(game.wait(timeout=10), Played)
+        ending = game.pass_turn()
+        assert ending.point is None and ending.ply == 4
+        # pass_turn() answers the second pass once the end is announced.
+        assert game.is_over
+        over = theirs.wait(timeout=10)
+        assert isinstance(over, Over)
+        local = replayed(["5E", "3C", "3D", None, None]).score(0.5)
+        for view in (game, theirs):
+            assert view.is_over and view.reason == "passes"
+            assert view.winner == local["winner"] == "black"
+            assert view.score == {"black": local["black"], "white": local["white"], "komi": 0.5}
+            assert view.remaining_ms is None
+            assert view.over is not None and view.over.records is not None
+            assert view.over.records["black"].name == black.name
+            assert (view.over.records["black"].wins, view.over.records["black"].losses) == (1, 0)
+            assert (view.over.records["white"].wins, view.over.records["white"].losses) == (0, 1)
+        assert (black.wins, black.losses, white.wins, white.losses) == (1, 0, 0, 1)
+        assert black.record().wins == 1 and white.record().losses == 1
+        assert game not in black.games and theirs not in white.games
+        with pytest.raises(GameOverError):
+            game.move("1A")
+        with pytest.raises(GameOverError):
+            theirs.resign()
+        assert server.http_json(f"/api/players/{black.name}") == {"name": black.name, "wins": 1, "losses": 0}
+        assert server.http_json(f"/api/games/{game.id}")["status"] == "over"
+        assert black.token is not None
+        with connect(server.url, black.name, black.token) as again:
+            assert (again.wins, again.losses, again.games) == (1, 0, [])
+
+
+def test_resigning_on_the_opponents_turn(server: ServeProcess) -> None:
+    black, white, game, theirs = pair(server.url)
+    with black, white:
+        game.move("5E")
+        over = game.resign()  # white is to move
+        assert isinstance(over, Over)
+        assert (over.winner, over.reason, over.score) == ("white", "resign", None)
+        assert theirs.result(timeout=10) == theirs.over == over
+        assert theirs.wait(timeout=10) == over
+        assert theirs.winner == "white" and theirs.reason == "resign" and theirs.score is None
+        assert (white.wins, black.losses) == (1, 1)
+
+
+def test_reconnecting_with_the_token_continues_the_game(server: ServeProcess) -> None:
+    black, white, game, theirs = pair(server.url)
+    with white:
+        with black:
+            game.move("5E")
+            token = black.token
+            assert token is not None
+        theirs.wait(timeout=10)
+        theirs.move("4E")  # while black is away
+        with connect(server.url, black.name, token) as back:
+            assert [g.id for g in back.games] == [game.id]
+            again = back.games[0]
+            assert again.color == "black" and again.opponent == white.name
+            assert again.moves == ["5E", "4E"] and again.turn == "black" and again.my_turn
+            assert rows(again) == rows(theirs)
+            again.move("4D")
+            assert theirs.wait(timeout=10) is not None
+            assert theirs.moves == ["5E", "4E", "4D"]
+
+
+def test_a_seek_that_times_out_is_withdrawn(server: ServeProcess) -> None:
+    with connect(server.url, unique("lonely")) as first, connect(server.url, unique("late")) as second:
+        with pytest.raises(TimeoutError):
+            first.seek(9, "black", timeout=0.5)
+        with pytest.raises(TimeoutError):
+            second.seek(9, "white", timeout=0.5)  # the first seek is gone: no pairing
+        first.cancel()  # harmless without a seek
+        assert first.games == [] and second.games == []
+
+
+def test_the_clock_ends_the_game(tmp_path: Path) -> None:
+    quick = ServeProcess(tmp_path / "games.sqlite3", move_time=1)
+    try:
+        black, white, game, theirs = pair(quick.url)
+        with black, white:
+            remaining = game.remaining_ms
+            assert remaining is not None and remaining <= 1000
+            started = time.monotonic()
+            over = theirs.wait(timeout=15)  # black never moves
+            assert isinstance(over, Over)
+            assert (over.winner, over.reason, over.score) == ("white", "timeout", None)
+            assert 0.5 < time.monotonic() - started < 10
+            assert game.result(timeout=10) == over
+            assert (white.wins, black.losses) == (1, 1)
+    finally:
+        quick.stop()
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGKILL], ids=["goodbye", "crash"])
+def test_the_client_reconnects_after_a_server_restart(own_server: ServeProcess, stop: int) -> None:
+    black, white, game, theirs = pair(own_server.url)
+    with black, white:
+        game.move("5E")
+        theirs.wait(timeout=10)
+        own_server.stop(stop)
+        with ThreadPoolExecutor(1) as pool:
+            # Sent while the server is down: resent with the same ply once reconnected.
+            in_flight = pool.submit(theirs.move, "4E", timeout=60)
+            time.sleep(0.5)
+            assert not in_flight.done()
+            own_server.restart()
+            played = in_flight.result(timeout=60)
+        assert (played.ply, played.point) == (1, "4E")
+        seen = game.wait(timeout=30)  # announced, or learnt from the welcome if black was late
+        assert isinstance(seen, Played)
+        assert (seen.ply, seen.color, seen.point, seen.captured) == (1, "white", "4E", ())
+        assert game.move("3E").ply == 2
+        assert theirs.wait(timeout=10) is not None
+        assert theirs.moves == game.moves == ["5E", "4E", "3E"]
+        assert black.connected and white.connected
+
+
+def test_a_closed_player_refuses_to_wait(server: ServeProcess) -> None:
+    black, white, game, theirs = pair(server.url)
+    white.close()
+    black.close()
+    black.close()  # twice is harmless
+    assert game.wait(timeout=1) is None  # black's turn: known without the server
+    with pytest.raises(ConnectionFailedError):
+        theirs.wait(timeout=1)  # white would have to hear from the server
+    with pytest.raises(ConnectionFailedError):
+        game.move("5E", timeout=1)
