@@ -130,7 +130,10 @@ def _serve(args: argparse.Namespace) -> int:
     except RuntimeError as error:
         print(f"gokata serve: {error}", file=sys.stderr)
         return 1
-    print("gokata serve: stopped", flush=True)
+    try:
+        print("gokata serve: stopped", flush=True)
+    except BrokenPipeError:  # nobody reads the output any more; the server stopped all the same
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 

@@ -47,8 +47,8 @@ pub fn router(hub: mpsc::Sender<Event>, alive: Arc<()>) -> Router {
 
 async fn upgrade(State(state): State<AppState>, upgrade: WebSocketUpgrade) -> Response {
     upgrade
-        .max_message_size(socket::MAX_MESSAGE_BYTES)
-        .max_frame_size(socket::MAX_MESSAGE_BYTES)
+        .max_message_size(socket::READ_LIMIT_BYTES)
+        .max_frame_size(socket::READ_LIMIT_BYTES)
         .on_upgrade(move |ws| socket::serve(ws, state.hub, state.alive))
 }
 

@@ -24,6 +24,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use axum::serve::ListenerExt;
 use tokio::sync::{mpsc, oneshot};
 
 use hub::{Event, Hub};
@@ -190,6 +191,10 @@ async fn serve(listener: TcpListener, hub: Hub, stop: oneshot::Receiver<()>) -> 
             _ = hub_stopped => {},
         }
     };
+    // No Nagle: a `played` must not wait for the client's delayed ACK of the previous frame.
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     let served = axum::serve(listener, app).with_graceful_shutdown(shutdown).await;
     // Upgraded WebSockets outlive the graceful shutdown: the hub says goodbye to each.
     let _ = events.send(Event::Shutdown).await;

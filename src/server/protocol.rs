@@ -184,6 +184,10 @@ impl Fields<'_> {
         match self.0.get(name) {
             None | Some(Value::Null) => Err(Refused::bad_request(format!("the frame has no field '{name}'"))),
             Some(Value::Number(n)) if n.as_u64().is_some() => Ok(n.as_u64().unwrap_or_default()),
+            // Past 2^64 - 1 a whole number arrives as a float: as large as it gets.
+            Some(Value::Number(n)) if n.as_f64().is_some_and(|f| f >= u64::MAX as f64 && f.is_finite()) => {
+                Ok(u64::MAX)
+            }
             Some(other) => Err(Refused::bad_request(format!(
                 "field '{name}' must be a whole number, not {}",
                 shown(other)
@@ -438,6 +442,15 @@ mod tests {
         assert!(refused(r#"{"type":"move","game":"g","ply":1.5,"point":"5E"}"#).contains("1.5"));
         assert!(refused(r#"{"type":"move","game":7,"ply":1,"point":"5E"}"#).contains("'game'"));
         assert!(refused(r#"{"type":"pass","game":"g"}"#).contains("'ply'"));
+        assert!(refused(r#"{"type":"pass","game":"g","ply":1e400}"#).contains("not JSON"));
+        assert_eq!(
+            ClientFrame::parse(r#"{"type":"pass","game":"g","ply":99999999999999999999}"#),
+            Ok(ClientFrame::Pass {
+                game: "g".into(),
+                ply: usize::MAX
+            }),
+            "a ply too large for any game is stale, not malformed"
+        );
         assert!(refused(&format!(
             r#"{{"type":"ping","t":"{}"}}"#,
             "x".repeat(MAX_FRAME_BYTES)

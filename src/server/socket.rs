@@ -15,12 +15,17 @@ use super::protocol::{ClientFrame, ErrorCode, Refused, ServerMessage, MAX_FRAME_
 
 /// Frames over this size end the connection (up to it, they are answered with `bad_request`).
 pub const MAX_MESSAGE_BYTES: usize = 64 * 1024;
+/// The WebSocket library reads frames up to this size whole, so that a frame over
+/// `MAX_MESSAGE_BYTES` is refused in words and the connection closed cleanly; past it the
+/// library gives up mid-frame and the connection is simply dropped.
+pub const READ_LIMIT_BYTES: usize = 1024 * 1024;
 /// Messages waiting to be written to one client before it counts as too slow.
 const OUTBOX_CAPACITY: usize = 1024;
 /// A client may send this many frames at once, and this many a second for long.
 const BURST_FRAMES: f64 = 200.0;
 const FRAMES_PER_SECOND: f64 = 100.0;
-/// How long the writer may take to flush the last messages after the reader stops.
+/// How long the writer may take to flush the last messages after the reader stops, and how
+/// long a client that is being closed has to answer the close frame.
 const FLUSH_TIME: Duration = Duration::from_secs(2);
 
 static NEXT_CONNECTION: AtomicU64 = AtomicU64::new(1);
@@ -65,6 +70,7 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, _alive: Arc<()>)
     });
     let mut limiter = RateLimiter::new();
     let mut writer_done = false;
+    let mut linger = false;
     loop {
         let received = tokio::select! {
             received = stream.next() => received,
@@ -76,17 +82,27 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, _alive: Arc<()>)
         let frame = match received {
             None | Some(Ok(Message::Close(_))) => break,
             Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
+            Some(Ok(Message::Text(text))) if text.len() > MAX_MESSAGE_BYTES => {
+                let refused = Refused::bad_request(format!(
+                    "a frame of {} bytes: frames are at most {MAX_FRAME_BYTES} bytes, and over \
+                     {MAX_MESSAGE_BYTES} the connection is closed",
+                    text.len()
+                ));
+                say_and_close(refused, 1009, "frame too large");
+                linger = true;
+                break;
+            }
             Some(Ok(Message::Text(text))) => ClientFrame::parse(text.as_str()),
             Some(Ok(Message::Binary(bytes))) => Err(Refused::bad_request(format!(
                 "a binary frame of {} bytes: frames are JSON text",
                 bytes.len()
             ))),
             Some(Err(error)) => {
-                // Too large to read, or not WebSocket at all: say why, then close.
+                // Past the read limit, or not WebSocket at all: say why, and close.
                 let refused = Refused::bad_request(format!(
                     "the connection is closed: {error} (frames are at most {MAX_FRAME_BYTES} bytes)"
                 ));
-                say_and_close(refused, 1009, "frame too large");
+                say_and_close(refused, 1002, "unreadable frame");
                 break;
             }
         };
@@ -96,6 +112,7 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, _alive: Arc<()>)
                 format!("more than {FRAMES_PER_SECOND} frames a second: the connection is closed"),
             );
             say_and_close(refused, 1008, "rate limited");
+            linger = true;
             break;
         }
         if hub.send(Event::Frame { conn, frame }).await.is_err() {
@@ -103,6 +120,18 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, _alive: Arc<()>)
         }
     }
     let _ = hub.send(Event::Disconnected { conn }).await;
+    if linger {
+        // Closing the socket with the client's frames unread would reset the connection and
+        // lose our last words to it: read and drop its frames until it answers the close.
+        let _ = tokio::time::timeout(FLUSH_TIME, async {
+            while let Some(Ok(message)) = stream.next().await {
+                if matches!(message, Message::Close(_)) {
+                    break;
+                }
+            }
+        })
+        .await;
+    }
     if !writer_done && tokio::time::timeout(FLUSH_TIME, &mut writer).await.is_err() {
         writer.abort();
     }

@@ -1,0 +1,189 @@
+"""`gokata serve`, durability: ``kill -9`` mid-game and right after a game's end, then a restart
+on the same database; a clean stop by SIGTERM or SIGINT. Each test has servers of its own.
+"""
+
+from __future__ import annotations
+
+import signal
+import sqlite3
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Optional
+
+import pytest
+from websockets.exceptions import ConnectionClosed
+
+from gokata import Go
+from server_process import Frame, Player, ServerProcess, fresh_name, play, sign_in, start_game
+
+
+def rows(go: Go) -> list[str]:
+    return ["".join(row) for row in go.board]
+
+
+def play_all(black: Player, white: Player, game: str, points: Sequence[Optional[str]], first_ply: int = 0) -> None:
+    for ply, point in enumerate(points, first_ply):
+        mover, other = (black, white) if ply % 2 == 0 else (white, black)
+        play(mover, other, game, ply, point)
+
+
+def local_game(points: list[Optional[str]], size: int = 9) -> Go:
+    go = Go(size)
+    for point in points:
+        if point is None:
+            go.pass_turn()
+        else:
+            go.move(point)
+    return go
+
+
+def integrity(db: Path) -> None:
+    """The database file is sound (the server has exited)."""
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
+        assert connection.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    connection.close()
+
+
+def test_kill_9_mid_game_then_restart_loses_no_acknowledged_turn(tmp_path: Path) -> None:
+    move_time = 10.0
+    server = ServerProcess(tmp_path / "server.sqlite3", move_time)
+    with server:
+        black, white, start = start_game(server, "Dkill")
+        game = start["id"]
+        acknowledged: list[Optional[str]] = ["3A", "2A", "2B", "1A", "1B", "5E", None, "6F"]
+        play_all(black, white, game, acknowledged)
+        waiting = sign_in(server, fresh_name("Dseek"))
+        waiting.wire.request({"type": "seek", "size": 9, "color": "any"}, "seeking")
+        time.sleep(2.5)  # black's clock runs: 7.5 s left of 10
+        assert black.wire.sync(game)["remaining_ms"] <= 7600
+        # One more move, sent but not acknowledged: the kill may come before or after its commit.
+        black.wire.send({"type": "move", "game": game, "ply": 8, "point": "7G"})
+        server.kill()
+        assert server.process is not None and server.process.returncode == -signal.SIGKILL
+
+        server.restart()
+        restarted = time.monotonic()
+        back = sign_in(server, black.name, black.token)
+        assert [g["id"] for g in back.welcome["games"]] == [game]
+        state = back.welcome["games"][0]
+        assert state["moves"][:8] == acknowledged, "every acknowledged turn is there"
+        assert state["moves"] in (acknowledged, acknowledged + ["7G"])
+        assert state["board"] == rows(local_game(state["moves"]))
+        assert state["status"] == "playing"
+        # The player to move has the full move time again.
+        assert state["move_time_ms"] == 10000
+        assert state["remaining_ms"] >= 10000 - 1000 - 1000 * (time.monotonic() - restarted), state["remaining_ms"]
+        # Seeks do not survive a restart: a new seek waits.
+        other = sign_in(server, fresh_name("Dseek"))
+        other.wire.request({"type": "seek", "size": 9, "color": "any"}, "seeking")
+        other.wire.request({"type": "cancel"}, "cancelled")
+
+        white2 = sign_in(server, white.name, white.token)
+        assert [g["moves"] for g in white2.welcome["games"]] == [state["moves"]]
+        # The move sent before the kill is sent again with the same ply: harmless either way.
+        back.wire.send({"type": "move", "game": game, "ply": 8, "point": "7G"})
+        reply = back.wire.recv()
+        if reply["type"] == "played":
+            assert state["moves"] == acknowledged
+            assert white2.wire.expect("played") == reply
+        else:
+            assert reply["type"] == "state" and reply["game"]["moves"] == acknowledged + ["7G"], reply
+        moves = acknowledged + ["7G"]
+        # The game is finished: two passes, scored.
+        play(white2, back, game, 9, "4D")
+        play(back, white2, game, 10, None)
+        play(white2, back, game, 11, None)
+        over = back.wire.expect("over")
+        assert white2.wire.expect("over") == over
+        moves += ["4D", None, None]
+        score = local_game(moves).score(komi=0.5)
+        assert (over["winner"], over["reason"]) == (score["winner"], "passes")
+        assert over["score"] == {"black": score["black"], "white": score["white"], "komi": 0.5}
+        status, final = server.get(f"/api/games/{game}")
+        assert status == 200 and final["moves"] == moves and final["status"] == "over"
+    integrity(tmp_path / "server.sqlite3")
+
+
+def test_kill_9_right_after_the_end_keeps_the_result_and_the_records_once(tmp_path: Path) -> None:
+    server = ServerProcess(tmp_path / "server.sqlite3")
+    with server:
+        black, white, start = start_game(server, "Dend")
+        game = start["id"]
+        moves: list[Optional[str]] = ["5E", "4D", "5D", "4E", None]
+        play_all(black, white, game, moves)
+        white.wire.send({"type": "pass", "game": game, "ply": 5})
+        assert white.wire.expect("played")["ply"] == 5
+        over = white.wire.expect("over")
+        server.kill()  # at once, after the `over` was received
+
+        server.restart()
+        score = local_game(moves + [None]).score(komi=0.5)
+        assert (over["winner"], over["score"]) == (score["winner"], {"black": score["black"], "white": score["white"], "komi": 0.5})
+        status, state = server.get(f"/api/games/{game}")
+        assert status == 200
+        assert (state["status"], state["winner"], state["reason"], state["score"], state["remaining_ms"]) == (
+            "over", over["winner"], "passes", over["score"], None
+        )
+        assert state["moves"] == moves + [None]
+        win, loss = (black, white) if over["winner"] == "black" else (white, black)
+        assert over["records"][over["winner"]] == {"name": win.name, "wins": 1, "losses": 0}
+        assert server.get(f"/api/players/{win.name}") == (200, {"name": win.name, "wins": 1, "losses": 0})
+        assert server.get(f"/api/players/{loss.name}") == (200, {"name": loss.name, "wins": 0, "losses": 1})
+        again = sign_in(server, win.name, win.token)
+        assert (again.welcome["wins"], again.welcome["losses"], again.welcome["games"]) == (1, 0, [])
+        # The finished game stays finished: a late turn gets the state.
+        assert again.wire.request({"type": "pass", "game": game, "ply": 6}, "state")["game"]["status"] == "over"
+        # Restart once more: still counted once.
+        server.stop()
+        server.restart()
+        assert server.get(f"/api/players/{win.name}") == (200, {"name": win.name, "wins": 1, "losses": 0})
+        assert server.get(f"/api/players/{loss.name}") == (200, {"name": loss.name, "wins": 0, "losses": 1})
+    integrity(tmp_path / "server.sqlite3")
+
+
+def goodbye_then_close(wire_frames: list[Frame], closed: ConnectionClosed) -> None:
+    assert wire_frames and wire_frames[-1]["type"] == "goodbye", wire_frames
+    assert isinstance(wire_frames[-1]["reason"], str)
+    assert closed.rcvd is not None and closed.rcvd.code == 1012, closed
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_signal_stops_the_server_cleanly(tmp_path: Path, signum: int) -> None:
+    db = tmp_path / "server.sqlite3"
+    server = ServerProcess(db)
+    with server:
+        black, white, start = start_game(server, "Dstop")
+        game = start["id"]
+        play_all(black, white, game, ["5E", "4D", "3C"])
+        seeker = sign_in(server, fresh_name("Dstop"))
+        seeker.wire.request({"type": "seek", "size": 13}, "seeking")
+        anonymous = server.connect()  # no hello yet
+        anonymous.ping()
+        stopping = time.monotonic()
+        server.send_signal(signum)
+        for wire in (black.wire, white.wire, seeker.wire, anonymous):
+            frames: list[Frame] = []
+            try:
+                while True:
+                    frames.append(wire.recv())
+            except ConnectionClosed as closed:
+                goodbye_then_close(frames, closed)
+        assert server.wait(10) == 0
+        assert time.monotonic() - stopping < 5, "the server stops quickly"
+        assert server.lines[-1].endswith("stopped"), server.output()
+        integrity(db)
+
+        server.restart()
+        back = sign_in(server, black.name, black.token)
+        assert [g["moves"] for g in back.welcome["games"]] == [["5E", "4D", "3C"]]
+        white2 = sign_in(server, white.name, white.token)
+        play(white2, back, game, 3, "6F")
+        server.stop(signum)
+    integrity(db)
+    server.restart()
+    try:
+        status, state = server.get(f"/api/games/{game}")
+        assert status == 200 and state["moves"] == ["5E", "4D", "3C", "6F"]
+    finally:
+        assert server.stop() == 0
