@@ -1,7 +1,7 @@
 """The game server as a real process, and raw WebSocket/HTTP helpers to talk to it.
 
 `ServerProcess` runs ``gokata serve`` (the command installed next to ``sys.executable``, else
-``python -m gokata``) on a free loopback port and a given database file, reads the URL from its
+``python -m gokata``) on a free loopback port (kept across restarts) and a given database file, reads the URL from its
 first line of output, and can stop it with a signal or kill it outright. `Wire` is one WebSocket
 connection speaking raw JSON frames with a timeout on every receive; `http_get` asks the HTTP
 API. Nothing here knows the rules of the protocol beyond its framing: the tests do.
@@ -53,8 +53,13 @@ class ServerProcess:
     standard output and `errors` its standard error, for messages on failure.
     """
 
-    def __init__(self, db: Path, move_time: float = 300.0, extra_args: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, db: Path, move_time: float = 300.0, extra_args: tuple[str, ...] = (), port: int = 0
+    ) -> None:
         self.db = Path(db)
+        self.port = port
+        """0 until the first start picks a free port, which restarts then keep, so that
+        clients can come back to the same address."""
         self.move_time = move_time
         self.extra_args = extra_args
         self.process: Optional[subprocess.Popen[str]] = None
@@ -77,7 +82,7 @@ class ServerProcess:
             "--host",
             "127.0.0.1",
             "--port",
-            "0",
+            str(self.port),
             "--db",
             str(self.db),
             "--move-time",
@@ -107,9 +112,9 @@ class ServerProcess:
         if match is None:
             self.kill()
             raise RuntimeError(f"no WebSocket URL in the first line: {self.output()}")
-        port = match.group(1)
-        self.ws_url = f"ws://127.0.0.1:{port}/ws"
-        self.http_url = f"http://127.0.0.1:{port}"
+        self.port = int(match.group(1))
+        self.ws_url = f"ws://127.0.0.1:{self.port}/ws"
+        self.http_url = f"http://127.0.0.1:{self.port}"
         return self
 
     def _drain(self, stream: Any, into: list[str], first: bool) -> None:
@@ -160,7 +165,7 @@ class ServerProcess:
             reader.join(2.0)
 
     def restart(self) -> ServerProcess:
-        """Starts again on the same database (after `stop` or `kill`)."""
+        """Starts again on the same database and port (after `stop` or `kill`)."""
         return self.start()
 
     def output(self) -> str:
@@ -189,6 +194,12 @@ class ServerProcess:
 
     def get(self, path: str) -> tuple[int, Any]:
         return http_get(self.http_url + path)
+
+    def get_json(self, path: str) -> Any:
+        """The body of a GET that must succeed."""
+        status, body = self.get(path)
+        assert status == 200, (path, status, body)
+        return body
 
 
 _NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))

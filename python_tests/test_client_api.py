@@ -27,8 +27,8 @@ from gokata.client import (
     connect,
     websocket_url,
 )
+from server_process import ServerProcess
 from test_client_support import (  # noqa: F401  (the fixtures are used by name)
-    ServeProcess,
     free_port,
     own_server,
     pair,
@@ -80,29 +80,29 @@ def test_websocket_url_forms() -> None:
         websocket_url("ftp://example.org/")
 
 
-def test_a_new_name_gets_a_token_and_comes_back_with_it(server: ServeProcess) -> None:
+def test_a_new_name_gets_a_token_and_comes_back_with_it(server: ServerProcess) -> None:
     name = unique("Alice")
-    with connect(server.url, name) as alice:
+    with connect(server.ws_url, name) as alice:
         assert alice.name == name
         assert alice.token is not None and re.fullmatch(r"[0-9a-f]{64}", alice.token)
         assert (alice.wins, alice.losses, alice.games) == (0, 0, [])
         token = alice.token
     # The three ways the URL may be given, and the name in another case: the same player.
-    for url in (server.url, server.http_url, server.url.replace("ws://", "").replace("/ws", "")):
+    for url in (server.ws_url, server.http_url, server.ws_url.replace("ws://", "").replace("/ws", "")):
         with connect(url, name.lower(), token) as again:
             assert again.name == name  # the case it was registered with
             assert again.token == token
     with pytest.raises(NameTakenError) as taken:
-        connect(server.url, name.upper())
+        connect(server.ws_url, name.upper())
     assert taken.value.code == "name_taken"
     with pytest.raises(BadTokenError) as bad:
-        connect(server.url, name, "0" * 64)
+        connect(server.ws_url, name, "0" * 64)
     assert bad.value.code == "bad_token"
     with pytest.raises(BadTokenError):
-        connect(server.url, unique("nobody"), token)  # a token cannot belong to a new name
+        connect(server.ws_url, unique("nobody"), token)  # a token cannot belong to a new name
     for bad_name in ("two words", "x" * 21, "", "caf\u00e9"):
         with pytest.raises(BadRequestError) as malformed:
-            connect(server.url, bad_name)
+            connect(server.ws_url, bad_name)
         assert malformed.value.code == "bad_request"
         assert isinstance(malformed.value, ServerError) and isinstance(malformed.value, ValueError)
 
@@ -115,8 +115,8 @@ def test_no_server_is_a_connection_error() -> None:
     assert time.monotonic() - started < 10
 
 
-def test_two_players_pair_and_play_a_game_with_a_capture(server: ServeProcess) -> None:
-    black, white, game, theirs = pair(server.url)
+def test_two_players_pair_and_play_a_game_with_a_capture(server: ServerProcess) -> None:
+    black, white, game, theirs = pair(server.ws_url)
     with black, white:
         for view, me, other in ((game, black, white), (theirs, white, black)):
             assert view.opponent == other.name
@@ -155,13 +155,13 @@ def test_two_players_pair_and_play_a_game_with_a_capture(server: ServeProcess) -
         text = repr(theirs)
         assert theirs.id in text and str(theirs).rstrip() in text
         # The server's own record of the game agrees.
-        state = server.http_json(f"/api/games/{game.id}")
+        state = server.get_json(f"/api/games/{game.id}")
         assert state["moves"] == game.moves and state["board"] == rows(game)
         assert state["status"] == "playing" and state["to_move"] == "white"
 
 
-def test_an_illegal_move_raises_and_changes_nothing(server: ServeProcess) -> None:
-    black, white, game, theirs = pair(server.url)
+def test_an_illegal_move_raises_and_changes_nothing(server: ServerProcess) -> None:
+    black, white, game, theirs = pair(server.ws_url)
     with black, white:
         play(game, theirs, "6E", "5E", "4E", "9A", "5D", "9B", "5F")
         before = snapshot(theirs)
@@ -189,7 +189,7 @@ def test_an_illegal_move_raises_and_changes_nothing(server: ServeProcess) -> Non
         theirs.sync()
         game.sync()
         assert snapshot(theirs) == before and snapshot(game) == before
-        state = server.http_json(f"/api/games/{game.id}")
+        state = server.get_json(f"/api/games/{game.id}")
         assert len(state["moves"]) == 7 and state["to_move"] == "white"
         # The same player may then play a legal move.
         assert theirs.move("9C").ply == 7
@@ -197,8 +197,8 @@ def test_an_illegal_move_raises_and_changes_nothing(server: ServeProcess) -> Non
         assert game.get_position("9C") == "o"
 
 
-def test_a_ko_retake_is_illegal(server: ServeProcess) -> None:
-    black, white, game, theirs = pair(server.url)
+def test_a_ko_retake_is_illegal(server: ServerProcess) -> None:
+    black, white, game, theirs = pair(server.ws_url)
     with black, white:
         play(game, theirs, "4B", "4C", "3A", "3B", "2B", "3D", "9J", "2C")
         assert game.move("3C").captured == ("3B",)
@@ -210,8 +210,8 @@ def test_a_ko_retake_is_illegal(server: ServeProcess) -> None:
         assert snapshot(theirs) == before and snapshot(game) == before
 
 
-def test_two_passes_end_the_game_with_the_score_and_records(server: ServeProcess) -> None:
-    black, white, game, theirs = pair(server.url)
+def test_two_passes_end_the_game_with_the_score_and_records(server: ServerProcess) -> None:
+    black, white, game, theirs = pair(server.ws_url)
     with black, white:
         game.move("5E")
         theirs.wait(timeout=10)
@@ -244,15 +244,15 @@ def test_two_passes_end_the_game_with_the_score_and_records(server: ServeProcess
             game.move("1A")
         with pytest.raises(GameOverError):
             theirs.resign()
-        assert server.http_json(f"/api/players/{black.name}") == {"name": black.name, "wins": 1, "losses": 0}
-        assert server.http_json(f"/api/games/{game.id}")["status"] == "over"
+        assert server.get_json(f"/api/players/{black.name}") == {"name": black.name, "wins": 1, "losses": 0}
+        assert server.get_json(f"/api/games/{game.id}")["status"] == "over"
         assert black.token is not None
-        with connect(server.url, black.name, black.token) as again:
+        with connect(server.ws_url, black.name, black.token) as again:
             assert (again.wins, again.losses, again.games) == (1, 0, [])
 
 
-def test_resigning_on_the_opponents_turn(server: ServeProcess) -> None:
-    black, white, game, theirs = pair(server.url)
+def test_resigning_on_the_opponents_turn(server: ServerProcess) -> None:
+    black, white, game, theirs = pair(server.ws_url)
     with black, white:
         game.move("5E")
         over = game.resign()  # white is to move
@@ -264,8 +264,8 @@ def test_resigning_on_the_opponents_turn(server: ServeProcess) -> None:
         assert (white.wins, black.losses) == (1, 1)
 
 
-def test_reconnecting_with_the_token_continues_the_game(server: ServeProcess) -> None:
-    black, white, game, theirs = pair(server.url)
+def test_reconnecting_with_the_token_continues_the_game(server: ServerProcess) -> None:
+    black, white, game, theirs = pair(server.ws_url)
     with white:
         with black:
             game.move("5E")
@@ -273,7 +273,7 @@ def test_reconnecting_with_the_token_continues_the_game(server: ServeProcess) ->
             assert token is not None
         theirs.wait(timeout=10)
         theirs.move("4E")  # while black is away
-        with connect(server.url, black.name, token) as back:
+        with connect(server.ws_url, black.name, token) as back:
             assert [g.id for g in back.games] == [game.id]
             again = back.games[0]
             assert again.color == "black" and again.opponent == white.name
@@ -284,8 +284,8 @@ def test_reconnecting_with_the_token_continues_the_game(server: ServeProcess) ->
             assert theirs.moves == ["5E", "4E", "4D"]
 
 
-def test_a_seek_that_times_out_is_withdrawn(server: ServeProcess) -> None:
-    with connect(server.url, unique("lonely")) as first, connect(server.url, unique("late")) as second:
+def test_a_seek_that_times_out_is_withdrawn(server: ServerProcess) -> None:
+    with connect(server.ws_url, unique("lonely")) as first, connect(server.ws_url, unique("late")) as second:
         with pytest.raises(TimeoutError):
             first.seek(9, "black", timeout=0.5)
         with pytest.raises(TimeoutError):
@@ -295,9 +295,8 @@ def test_a_seek_that_times_out_is_withdrawn(server: ServeProcess) -> None:
 
 
 def test_the_clock_ends_the_game(tmp_path: Path) -> None:
-    quick = ServeProcess(tmp_path / "games.sqlite3", move_time=1)
-    try:
-        black, white, game, theirs = pair(quick.url)
+    with ServerProcess(tmp_path / "games.sqlite3", move_time=1) as quick:
+        black, white, game, theirs = pair(quick.ws_url)
         with black, white:
             remaining = game.remaining_ms
             assert remaining is not None and remaining <= 1000
@@ -308,13 +307,11 @@ def test_the_clock_ends_the_game(tmp_path: Path) -> None:
             assert 0.5 < time.monotonic() - started < 10
             assert game.result(timeout=10) == over
             assert (white.wins, black.losses) == (1, 1)
-    finally:
-        quick.stop()
 
 
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGKILL], ids=["goodbye", "crash"])
-def test_the_client_reconnects_after_a_server_restart(own_server: ServeProcess, stop: int) -> None:
-    black, white, game, theirs = pair(own_server.url)
+def test_the_client_reconnects_after_a_server_restart(own_server: ServerProcess, stop: int) -> None:
+    black, white, game, theirs = pair(own_server.ws_url)
     with black, white:
         game.move("5E")
         theirs.wait(timeout=10)
@@ -336,8 +333,8 @@ def test_the_client_reconnects_after_a_server_restart(own_server: ServeProcess, 
         assert black.connected and white.connected
 
 
-def test_a_closed_player_refuses_to_wait(server: ServeProcess) -> None:
-    black, white, game, theirs = pair(server.url)
+def test_a_closed_player_refuses_to_wait(server: ServerProcess) -> None:
+    black, white, game, theirs = pair(server.ws_url)
     white.close()
     black.close()
     black.close()  # twice is harmless

@@ -1,42 +1,28 @@
-"""What the ``test_client_*`` suites share: the real ``gokata serve`` as a process, unique
-player names, and a pairing helper. ``websockets`` is imported unconditionally: it is in the
+"""What the ``test_client_*`` suites share: the real ``gokata serve`` as a process (the
+servers' tests' `ServerProcess`), unique player names, and a pairing helper. ``websockets`` is imported unconditionally: it is in the
 ``test`` extra, and without it these suites must fail, not be skipped."""
 
 from __future__ import annotations
 
 import itertools
-import json
 import os
-import re
-import shutil
-import signal
 import socket
-import subprocess
-import sys
-import threading
 import time
-import urllib.request
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 import pytest
 import websockets  # noqa: F401  (required: a missing websockets fails these suites)
 
 from gokata.client import Player, RemoteGame, connect
+from server_process import ServerProcess, gokata_command
 
 MOVE_TIME = 60.0
 """Seconds a move of the shared server (long: no test waits for it)."""
 
 _names = itertools.count()
-
-
-def gokata_command() -> list[str]:
-    """The installed script beside this Python if there is one, else ``python -m gokata``."""
-    script = shutil.which("gokata", path=str(Path(sys.executable).parent))
-    return [script] if script else [sys.executable, "-m", "gokata"]
 
 
 def unique(prefix: str) -> str:
@@ -45,106 +31,25 @@ def unique(prefix: str) -> str:
 
 
 def free_port() -> int:
+    """A loopback port nothing listens on (for connection failures)."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]
         return port
 
 
-class ServeProcess:
-    """``gokata serve`` on 127.0.0.1 with its own database; restartable on the same port."""
-
-    def __init__(self, db: Path, move_time: float = MOVE_TIME, port: int = 0) -> None:
-        self.db = db
-        self.move_time = move_time
-        self.port = port
-        self.url = ""
-        self.http_url = ""
-        self.process: subprocess.Popen[str] | None = None
-        self.output: list[str] = []
-        self.start()
-
-    def start(self) -> None:
-        command = gokata_command() + [
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(self.port),
-            "--db",
-            str(self.db),
-            "--move-time",
-            f"{self.move_time:g}",
-        ]
-        process = subprocess.Popen(
-            command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-        )
-        self.process = process
-        first: list[str] = []
-        reader = threading.Thread(target=lambda: first.append(process.stdout.readline() if process.stdout else ""))
-        reader.start()
-        reader.join(timeout=60)
-        line = first[0] if first else ""
-        self.output.append(line)
-        found = re.search(r"ws://[^\s,;)]+", line)
-        if found is None:
-            process.kill()
-            rest = process.communicate(timeout=10)[0]
-            pytest.fail(f"gokata serve did not print its URL: {line!r}{rest!r}")
-        self.url = found.group(0)
-        http = re.search(r"http://[^\s,;)]+", line)
-        port = re.search(r":(\d+)/", self.url)
-        assert port is not None, self.url
-        self.port = int(port.group(1))
-        self.http_url = http.group(0) if http else f"http://127.0.0.1:{self.port}/"
-        # Keep draining the output so that the server never blocks on a full pipe.
-        threading.Thread(target=self._drain, args=(process,), daemon=True).start()
-
-    def _drain(self, process: subprocess.Popen[str]) -> None:
-        if process.stdout is not None:
-            for line in process.stdout:
-                self.output.append(line)
-
-    def stop(self, sig: int = signal.SIGTERM) -> int:
-        """Stops the server (SIGTERM: gracefully; SIGKILL: as a crash); its exit status."""
-        process = self.process
-        assert process is not None
-        if process.poll() is None:
-            process.send_signal(sig)
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=10)
-        self.process = None
-        return process.returncode
-
-    def restart(self) -> None:
-        """A new server process on the same port and database."""
-        self.start()
-
-    def http_json(self, path: str) -> Any:
-        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-        with opener.open(self.http_url.rstrip("/") + path, timeout=10) as response:
-            return json.load(response)
-
-
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     """A server shared by a module's tests (each test uses names of its own)."""
-    process = ServeProcess(tmp_path_factory.mktemp("serve") / "games.sqlite3")
-    yield process
-    if process.process is not None:
-        process.stop()
+    with ServerProcess(tmp_path_factory.mktemp("serve") / "games.sqlite3", MOVE_TIME) as process:
+        yield process
 
 
 @pytest.fixture()
-def own_server(tmp_path: Path) -> Iterator[ServeProcess]:
-    """A server for one test alone, on a fixed port so that it can be restarted."""
-    process = ServeProcess(tmp_path / "games.sqlite3", port=free_port())
-    yield process
-    if process.process is not None:
-        process.stop(signal.SIGKILL)
+def own_server(tmp_path: Path) -> Iterator[ServerProcess]:
+    """A server for one test alone; restarts keep its port, so clients can come back."""
+    with ServerProcess(tmp_path / "games.sqlite3", MOVE_TIME) as process:
+        yield process
 
 
 def pair(url: str, size: int = 9) -> tuple[Player, Player, RemoteGame, RemoteGame]:

@@ -15,11 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gokata.client import Over, RemoteGame, connect
+from server_process import ServerProcess, gokata_command
 from test_client_support import (  # noqa: F401  (the fixture is used by name)
-    ServeProcess,
     environment,
     free_port,
-    gokata_command,
     server,
     unique,
 )
@@ -130,17 +129,17 @@ def wait_for_line(process: subprocess.Popen[str], prefix: str) -> list[str]:
     return seen
 
 
-def test_a_game_with_a_capture_an_illegal_move_and_two_passes(server: ServeProcess, tmp_path: Path) -> None:
+def test_a_game_with_a_capture_an_illegal_move_and_two_passes(server: ServerProcess, tmp_path: Path) -> None:
     me, them = unique("term"), unique("py")
     terminal = start(
-        server.url,
+        server.ws_url,
         me,
         tmp_path,
         "--color",
         "black",
         stdin=lines("help", "6E", "5e", "4E", "bogus", "5D 5F", "5D", "F5", "pass"),
     )
-    white = opponent(server.url, them, "white", ["5E", "9A", "9B", None], until_over=True)
+    white = opponent(server.ws_url, them, "white", ["5E", "9A", "9B", None], until_over=True)
     game = white.result(timeout=90)
     run = finish(terminal)
     assert run.status == 0, run.err + run.out
@@ -149,7 +148,7 @@ def test_a_game_with_a_capture_an_illegal_move_and_two_passes(server: ServeProce
     token = re.search(r"Your token: ([0-9a-f]{64})", run.out)
     assert token is not None, run.out
     saved = json.loads((tmp_path / "gokata" / "tokens.json").read_text())
-    assert saved == {server.url: {me.lower(): token.group(1)}}
+    assert saved == {server.ws_url: {me.lower(): token.group(1)}}
     assert f"--name {me} --token {token.group(1)}" in run.out
     assert "pass; two passes in a row end the game" in run.out  # help
     assert "Seeking a 9x9 game, playing black" in run.out
@@ -182,10 +181,10 @@ def test_a_game_with_a_capture_an_illegal_move_and_two_passes(server: ServeProce
     assert run.lines[-1] == f"Records: {me} 1 win, 0 losses; {them} 0 wins, 1 loss."
 
 
-def test_leaving_and_coming_back_with_the_saved_token(server: ServeProcess, tmp_path: Path) -> None:
+def test_leaving_and_coming_back_with_the_saved_token(server: ServerProcess, tmp_path: Path) -> None:
     me, them = unique("term"), unique("py")
-    first = start(server.url, me, tmp_path, "--color", "white", stdin=lines("4E", "quit"))
-    black = opponent(server.url, them, "black", ["5E", "3C"])
+    first = start(server.ws_url, me, tmp_path, "--color", "white", stdin=lines("4E", "quit"))
+    black = opponent(server.ws_url, them, "black", ["5E", "3C"])
     run = finish(first)
     assert run.status == 0, run.err + run.out
     assert "White plays 4E." in run.lines and "Black plays 5E." in run.lines
@@ -193,7 +192,7 @@ def test_leaving_and_coming_back_with_the_saved_token(server: ServeProcess, tmp_
     game = black.result(timeout=60)  # black played 3C, then stopped waiting: the game goes on
     assert game.moves == ["5E", "4E", "3C"] and not game.is_over
     # Back without --token: the saved one is used, and the unfinished game continues.
-    second = start(server.url, me, tmp_path, stdin=lines("resign"))
+    second = start(server.ws_url, me, tmp_path, stdin=lines("resign"))
     run = finish(second)
     assert run.status == 0, run.err + run.out
     assert f"Signed in as {me}: 0 wins, 0 losses." in run.lines
@@ -206,10 +205,10 @@ def test_leaving_and_coming_back_with_the_saved_token(server: ServeProcess, tmp_
     assert run.lines[-1] == f"Records: {them} 1 win, 0 losses; {me} 0 wins, 1 loss."
 
 
-def test_end_of_input_leaves_the_game_going(server: ServeProcess, tmp_path: Path) -> None:
+def test_end_of_input_leaves_the_game_going(server: ServerProcess, tmp_path: Path) -> None:
     me, them = unique("term"), unique("py")
-    terminal = start(server.url, me, tmp_path, "--color", "black", stdin=lines("5E"))
-    white = opponent(server.url, them, "white", ["4E"])
+    terminal = start(server.ws_url, me, tmp_path, "--color", "black", stdin=lines("5E"))
+    white = opponent(server.ws_url, them, "white", ["4E"])
     run = finish(terminal)
     assert run.status == 0, run.err + run.out
     assert "White plays 4E." in run.lines
@@ -217,11 +216,11 @@ def test_end_of_input_leaves_the_game_going(server: ServeProcess, tmp_path: Path
     assert not white.result(timeout=60).is_over
 
 
-def test_a_refused_saved_token_registers_the_name_afresh(server: ServeProcess, tmp_path: Path) -> None:
+def test_a_refused_saved_token_registers_the_name_afresh(server: ServerProcess, tmp_path: Path) -> None:
     me = unique("term")
     (tmp_path / "gokata").mkdir()
-    (tmp_path / "gokata" / "tokens.json").write_text(json.dumps({server.url: {me.lower(): "f" * 64}}))
-    process = start(server.url, me, tmp_path, "--size", "13")
+    (tmp_path / "gokata" / "tokens.json").write_text(json.dumps({server.ws_url: {me.lower(): "f" * 64}}))
+    process = start(server.ws_url, me, tmp_path, "--size", "13")
     seen = wait_for_line(process, "Seeking")
     process.send_signal(signal.SIGINT)
     run = finish(process)
@@ -230,28 +229,28 @@ def test_a_refused_saved_token_registers_the_name_afresh(server: ServeProcess, t
     assert f"The saved token of {me} was refused; signing in as a new player." in run.lines
     assert "Your token: " in run.out
     saved = json.loads((tmp_path / "gokata" / "tokens.json").read_text())
-    assert saved[server.url][me.lower()] != "f" * 64
+    assert saved[server.ws_url][me.lower()] != "f" * 64
 
 
-def test_refusals_and_failures_are_one_line_and_status_1(server: ServeProcess, tmp_path: Path) -> None:
+def test_refusals_and_failures_are_one_line_and_status_1(server: ServerProcess, tmp_path: Path) -> None:
     taken = unique("taken")
-    connect(server.url, taken).close()
-    run = finish(start(server.url, taken, tmp_path))
+    connect(server.ws_url, taken).close()
+    run = finish(start(server.ws_url, taken, tmp_path))
     assert run.status == 1
     assert run.err.count("\n") == 1 and run.err.startswith("gokata connect: ") and "taken" in run.err
-    run = finish(start(server.url, taken, tmp_path, "--token", "0" * 64))
+    run = finish(start(server.ws_url, taken, tmp_path, "--token", "0" * 64))
     assert run.status == 1 and run.err.count("\n") == 1 and run.err.startswith("gokata connect: ")
-    run = finish(start(server.url, "two words", tmp_path))
+    run = finish(start(server.ws_url, "two words", tmp_path))
     assert run.status == 1 and run.err.count("\n") == 1
     run = finish(start(f"127.0.0.1:{free_port()}", unique("alone"), tmp_path))
     assert run.status == 1 and run.out == ""
     assert run.err.count("\n") == 1 and run.err.startswith("gokata connect: cannot connect"), run.err
-    run = finish(start(server.url, unique("x"), tmp_path, "--size", "7"))
+    run = finish(start(server.ws_url, unique("x"), tmp_path, "--size", "7"))
     assert run.status == 2 and "--size" in run.err  # refused by the argument parser
 
 
-def test_ctrl_c_stops_the_client_with_status_130(server: ServeProcess, tmp_path: Path) -> None:
-    process = start(server.url, unique("waiter"), tmp_path, "--size", "19")
+def test_ctrl_c_stops_the_client_with_status_130(server: ServerProcess, tmp_path: Path) -> None:
+    process = start(server.ws_url, unique("waiter"), tmp_path, "--size", "19")
     assert wait_for_line(process, "Seeking")[-1].startswith("Seeking a 19x19 game")
     started = time.monotonic()
     process.send_signal(signal.SIGINT)
