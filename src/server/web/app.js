@@ -202,10 +202,29 @@
       buildBoard(state.size);
       cursor = null;
     }
+    if (state.status === "over" && !state.records) fetchRecords(state);
     for (let row = 0; row < state.size; row++) {
       for (let col = 0; col < state.size; col++) setStone(pointName(row, col), state.board[row][col]);
     }
     render();
+  }
+
+  // A game seen after it ended (a reload, a watcher) gets its players' records from the API.
+  async function fetchRecords(state) {
+    try {
+      const records = {};
+      for (const color of ["black", "white"]) {
+        const response = await fetch(`/api/players/${encodeURIComponent(state[color])}`);
+        if (!response.ok) return;
+        records[color] = await response.json();
+      }
+      if (game === state) {
+        game.records = records;
+        render();
+      }
+    } catch {
+      // The result stands without the records.
+    }
   }
 
   function myColor() {

@@ -1,0 +1,533 @@
+"""The page at ``GET /`` of ``gokata serve``, driven in a real headless Chromium with selenium.
+
+Every browser is Debian's ``chromium`` through ``chromedriver`` at fixed paths (nothing is
+downloaded at run time), with its own profile directory, so each player has their own
+localStorage. The server is the real ``gokata serve`` process on a free loopback port and a
+temporary database (`server_process.ServerProcess`). The pages are checked against the server's
+own account of the game (``GET /api/games/ID``, ``GET /api/players/NAME``), never against what
+the page believes.
+
+The page's testable hooks: every intersection carries ``data-point`` (kata form, ``"5E"``) and
+``data-stone`` (``black``, ``white``, ``empty``); the last move also ``data-last``; the controls
+have the ids ``name``, ``signin``, ``size``, ``color``, ``seek``, ``cancel``, ``pass``,
+``resign``, ``status``, ``result``, ``error`` and ``player``.
+
+A missing Chromium, chromedriver or server fails these tests; it never skips them. When the
+environment variable ``GOKATA_SCREENSHOT_DIR`` is set, the screenshots of the finished game are
+copied there.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import shutil
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, Optional, TypeVar, cast
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webelement import WebElement
+from selenium.webdriver.support.ui import Select
+
+from server_process import Frame, ServerProcess, fresh_name, play, sign_in, start_game
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+WINDOW = (600, 900)
+"""A phone-sized window, in CSS pixels."""
+WAIT = 8.0
+"""Seconds any expected change may take to show."""
+SHORT_MOVE_TIME = 3.0
+"""The move time of the timeout test, in seconds."""
+LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
+STONES = {"black": "x", "white": "o", "empty": "."}
+
+T = TypeVar("T")
+
+
+def eventually(observe: Callable[[], T], expected: T, timeout: float = WAIT, what: str = "") -> None:
+    """Polls ``observe()`` until it equals ``expected``; after ``timeout`` seconds fails with
+    the last value seen."""
+    deadline = time.monotonic() + timeout
+    while True:
+        seen = observe()
+        if seen == expected:
+            return
+        if time.monotonic() > deadline:
+            assert seen == expected, f"{what}: still not as expected after {timeout} s"
+        time.sleep(0.05)
+
+
+def until(condition: Callable[[], bool], timeout: float = WAIT, what: str = "") -> None:
+    """Polls ``condition()`` until it is true; fails after ``timeout`` seconds."""
+    eventually(condition, True, timeout, what)
+
+
+def contains(observe: Callable[[], str], words: str, timeout: float = WAIT) -> None:
+    """Polls ``observe()`` until the text contains ``words``; fails with the last text seen."""
+    deadline = time.monotonic() + timeout
+    while words not in (seen := observe()):
+        assert time.monotonic() < deadline, f"{words!r} not in {seen!r} after {timeout} s"
+        time.sleep(0.05)
+
+
+# -- the browser ---------------------------------------------------------------------------
+
+
+class Page:
+    """One browser (its own profile) showing the page of one server."""
+
+    def __init__(self, url: str, profile: Path) -> None:
+        assert CHROMIUM.is_file(), f"{CHROMIUM} is missing: apt-get install chromium chromium-driver"
+        assert CHROMEDRIVER.is_file(), f"{CHROMEDRIVER} is missing: apt-get install chromium-driver"
+        self.url = url
+        self.origin = url.rstrip("/")
+        options = webdriver.ChromeOptions()
+        options.binary_location = str(CHROMIUM)
+        for argument in (
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-dev-shm-usage",
+            "--hide-scrollbars",
+            f"--user-data-dir={profile}",
+            f"--window-size={WINDOW[0]},{WINDOW[1]}",
+        ):
+            options.add_argument(argument)
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        self.driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+        self.driver.set_page_load_timeout(WAIT)
+
+    # -- reading -------------------------------------------------------------------------
+
+    def element(self, id_: str) -> WebElement:
+        return self.driver.find_element(By.ID, id_)
+
+    def text(self, id_: str) -> str:
+        """The element's text content (also when hidden), trimmed."""
+        value = self.driver.execute_script("return document.getElementById(arguments[0]).textContent", id_)
+        return str(value).strip()
+
+    def shown(self, id_: str) -> bool:
+        return self.element(id_).is_displayed()
+
+    def enabled(self, id_: str) -> bool:
+        return self.element(id_).is_enabled()
+
+    def stones(self) -> dict[str, str]:
+        """``data-stone`` of every ``data-point``, in one round trip."""
+        value = self.driver.execute_script(
+            "const out = {};"
+            "for (const g of document.querySelectorAll('[data-point]')) out[g.dataset.point] = g.dataset.stone;"
+            "return out;"
+        )
+        assert isinstance(value, dict)
+        return {str(k): str(v) for k, v in value.items()}
+
+    def board(self, size: int) -> list[str]:
+        """The board as the page shows it, in the server's STATE form: rows top first, ``.xo``."""
+        stones = self.stones()
+        if len(stones) != size * size:  # no board yet (or another size): shown as such
+            return [f"{len(stones)} intersections"]
+        return [
+            "".join(STONES[stones[f"{size - row}{LETTERS[col]}"]] for col in range(size)) for row in range(size)
+        ]
+
+    def last(self) -> list[str]:
+        """The points carrying ``data-last``."""
+        value = self.driver.execute_script(
+            "return Array.from(document.querySelectorAll('[data-last]'), g => g.dataset.point);"
+        )
+        assert isinstance(value, list)
+        return [str(point) for point in value]
+
+    def stored(self, key: str) -> Optional[str]:
+        value = self.driver.execute_script("return localStorage.getItem(arguments[0]);", key)
+        return None if value is None else str(value)
+
+    # -- acting --------------------------------------------------------------------------
+
+    def open(self, fragment: str = "") -> None:
+        self.driver.get(self.url + fragment)
+        until(lambda: self.text("status") != "", what="the page did not start")
+
+    def sign_in(self, name: str) -> None:
+        """Signs in with a name nobody has yet; waits for the record to show."""
+        assert self.shown("name") and self.shown("signin")
+        field = self.element("name")
+        field.clear()
+        field.send_keys(name)
+        self.element("signin").click()
+        eventually(lambda: self.text("player"), f"{name}: 0 wins, 0 losses", what=f"{name} signed in")
+        assert self.text("status") == f"Signed in as {name}. Choose a board and seek a game."
+        assert not self.shown("signin") and self.shown("seek") and not self.shown("cancel")
+
+    def seek(self, size: int, color: str) -> None:
+        Select(self.element("size")).select_by_value(str(size))
+        Select(self.element("color")).select_by_value(color)
+        self.element("seek").click()
+
+    def click(self, point: str) -> None:
+        self.driver.find_element(By.CSS_SELECTOR, f'[data-point="{point}"]').click()
+
+    def screenshot(self, path: Path) -> None:
+        """The whole page (not only the viewport), with the pointer off the board."""
+        ActionChains(self.driver).move_to_element(self.driver.find_element(By.TAG_NAME, "h1")).perform()
+        size = self.driver.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]
+        clip = {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1}
+        shot = self.driver.execute_cdp_cmd(
+            "Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True, "clip": clip}
+        )
+        path.write_bytes(base64.b64decode(shot["data"]))
+
+    # -- hygiene -------------------------------------------------------------------------
+
+    def assert_clean(self) -> None:
+        """Nothing was fetched from another host, and the console has no error."""
+        names = self.driver.execute_script(
+            "return performance.getEntriesByType('resource').map(e => e.name);"
+        )
+        assert isinstance(names, list)
+        assert f"{self.origin}/app.js" in names and f"{self.origin}/style.css" in names, names
+        foreign = [name for name in names if not str(name).startswith(self.origin + "/")]
+        assert not foreign, f"requests to other hosts: {foreign}"
+        assert str(self.driver.current_url).startswith(self.origin + "/")
+        get_log = cast(Callable[[str], list[dict[str, Any]]], self.driver.get_log)  # untyped in selenium
+        logs = get_log("browser")
+        severe = [entry for entry in logs if entry.get("level") == "SEVERE"]
+        assert not severe, f"console errors: {severe}"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    with ServerProcess(tmp_path_factory.mktemp("browser") / "server.sqlite3") as process:
+        yield process
+
+
+def url_of(server: ServerProcess) -> str:
+    return server.http_url + "/"
+
+
+@pytest.fixture
+def browsers(tmp_path: Path) -> Iterator[Callable[[str], Page]]:
+    """``browser(url)``: a new browser with a fresh profile; all are closed after the test."""
+    pages: list[Page] = []
+
+    def new(url: str) -> Page:
+        page = Page(url, tmp_path / f"profile-{len(pages)}")
+        pages.append(page)
+        return page
+
+    yield new
+    for page in pages:
+        page.driver.quit()
+
+
+# -- the server's account ------------------------------------------------------------------
+
+
+def game_state(server: ServerProcess, game: str) -> Frame:
+    status, state = server.get(f"/api/games/{game}")
+    assert status == 200 and isinstance(state, dict), (status, state)
+    return state
+
+
+def record(server: ServerProcess, name: str) -> str:
+    """The player's record from the HTTP API, in the page's words."""
+    status, body = server.get(f"/api/players/{name}")
+    assert status == 200 and isinstance(body, dict), (status, body)
+    wins, losses = body["wins"], body["losses"]
+    return f"{body['name']}: {wins} win{'' if wins == 1 else 's'}, {losses} loss{'' if losses == 1 else 'es'}"
+
+
+def without_clock(state: Frame) -> Frame:
+    """The STATE but the time left, which runs on."""
+    return {key: value for key, value in state.items() if key != "remaining_ms"}
+
+
+def status_for(state: Frame, color: Optional[str]) -> str:
+    """What ``#status`` says to the player of ``color`` (None: a spectator) while it is played."""
+    mover = state["to_move"]
+    if color is None:
+        return (
+            f"You are watching: {state['black']} (black) against {state['white']} (white); {mover} to move."
+        )
+    if color == mover:
+        return f"Your move ({color})."
+    return f"Waiting for {state[mover]} ({mover}) to move."
+
+
+def shows(page: Page, state: Frame) -> tuple[list[str], list[str], str]:
+    """What the page shows of a game: board, last move, status."""
+    return page.board(state["size"]), page.last(), page.text("status")
+
+
+def expected_view(state: Frame, color: Optional[str]) -> tuple[list[str], list[str], str]:
+    """What a page must show of the server's STATE: its board, its last move, whose turn."""
+    moves = state["moves"]
+    last = [moves[-1]] if moves and moves[-1] is not None else []
+    status = status_for(state, color) if state["status"] == "playing" else "The game is over. Seek another one?"
+    return list(state["board"]), last, status
+
+
+def wait_turns(server: ServerProcess, game: str, turns: int) -> Frame:
+    """The server's STATE once ``turns`` turns are stored."""
+    eventually(lambda: len(game_state(server, game)["moves"]), turns, what="turns stored by the server")
+    return game_state(server, game)
+
+
+def in_step(server: ServerProcess, game: str, pages: dict[str, Page], turns: int) -> Frame:
+    """Both pages show the server's board after ``turns`` turns, its last move and whose turn."""
+    state = wait_turns(server, game, turns)
+    for color, page in pages.items():
+        eventually(
+            lambda: shows(page, state),
+            expected_view(state, color),
+            what=f"the {color} page after {turns} turns",
+        )
+    return state
+
+
+def keep_screenshots(paths: list[Path]) -> None:
+    target = os.environ.get("GOKATA_SCREENSHOT_DIR")
+    if target:
+        Path(target).mkdir(parents=True, exist_ok=True)
+        for path in paths:
+            shutil.copy(path, Path(target) / path.name)
+
+
+# -- the tests -----------------------------------------------------------------------------
+
+# Black builds a ko shape around 5E, white walks into it, black captures at 5F; after white's
+# occupied and ko clicks are refused, white plays elsewhere, black connects, both pass.
+OPENING = ["4E", "4F", "6E", "6F", "5D", "5G", "3C", "5E", "5F"]
+ENDING = ["3G", "5E", None, None]
+
+
+def test_two_browsers_play_a_game_to_two_passes(
+    server: ServerProcess, browsers: Callable[[str], Page], tmp_path: Path
+) -> None:
+    """Sign in, seek, play with captures, illegal clicks, a reload, two passes and the result."""
+    url = url_of(server)
+    alice_name, bob_name = "alice", "bob"  # the only players so named on this server
+    alice, bob = browsers(url), browsers(url)
+    for page, name in ((alice, alice_name), (bob, bob_name)):
+        page.open()
+        assert page.text("player") == "Not signed in" and page.shown("name")
+        page.sign_in(name)
+
+    alice.seek(9, "black")
+    eventually(lambda: alice.text("status"), "Waiting for an opponent: 9×9, black…", what="alice seeking")
+    assert alice.shown("cancel") and not alice.shown("seek")
+    bob.seek(9, "any")
+    until(lambda: alice.stored("gokata.game") is not None and bob.stored("gokata.game") is not None)
+    game = alice.stored("gokata.game")
+    assert game is not None and bob.stored("gokata.game") == game
+    state = game_state(server, game)
+    assert (state["black"], state["white"], state["size"]) == (alice_name, bob_name, 9)
+    pages = {"black": alice, "white": bob}
+    for page in pages.values():
+        assert page.text("game-title") == f"{alice_name} (black) against {bob_name} (white), 9×9"
+        assert not page.shown("seek") and not page.shown("cancel")  # no seeking while playing
+        assert page.text("result") == "" and page.text("error") == ""
+    assert alice.text("clock").startswith("Black: ")
+    in_step(server, game, pages, 0)
+    assert alice.enabled("pass") and not bob.enabled("pass")
+
+    turns = 0
+    for point in OPENING:
+        mover = pages["black" if turns % 2 == 0 else "white"]
+        mover.click(point)
+        turns += 1
+        state = in_step(server, game, pages, turns)
+        if point == "5G":
+            # A reload mid-game: the same player, the same game, and play goes on from it.
+            alice.driver.refresh()
+            eventually(lambda: shows(alice, state), expected_view(state, "black"), what="after reload")
+            assert alice.text("player") == f"{alice_name}: 0 wins, 0 losses"
+            assert alice.enabled("pass") and alice.enabled("resign")
+
+    # 5F captured the white stone on 5E: it left both boards at once.
+    assert state["board"][4][4] == "."
+    for page in pages.values():
+        assert page.stones()["5E"] == "empty" and page.stones()["5F"] == "black"
+
+    # Illegal clicks by white: an occupied point, then the ko retake. Each is explained in words
+    # on white's page, and nothing changes, on either page or on the server.
+    for point, reason in (("4E", ": the point is occupied"), ("5E", ": ko (")):
+        bob.click(point)
+        contains(lambda: bob.text("error"), f"illegal move {point} for white{reason}")
+        assert without_clock(game_state(server, game)) == without_clock(state)
+        for color, page in pages.items():
+            assert shows(page, state) == expected_view(state, color)
+        assert alice.text("error") == ""
+        assert bob.enabled("pass")
+
+    for turn in ENDING:
+        mover = pages["black" if turns % 2 == 0 else "white"]
+        if turn is None:
+            mover.element("pass").click()
+        else:
+            mover.click(turn)
+        turns += 1
+        state = in_step(server, game, pages, turns)
+        if turns == len(OPENING) + 1:
+            assert bob.text("error") == ""  # a played turn clears the old error
+
+    # The end: two passes, area score with komi, the winner, the records as the server has them.
+    assert state["status"] == "over" and state["reason"] == "passes"
+    assert state["score"] == {"black": 6, "white": 4, "komi": 0.5}
+    assert state["winner"] == "black"
+    records = f"Records: {record(server, alice_name)}; {record(server, bob_name)}."
+    assert records == f"Records: {alice_name}: 1 win, 0 losses; {bob_name}: 0 wins, 1 loss."
+    expected = (
+        f"Black ({alice_name}) wins after two passes. "
+        "Area score: black 6, white 4 + 0.5 komi = 4.5; by 1.5 points. " + records
+    )
+    shots = []
+    for color, page in pages.items():
+        eventually(lambda: page.text("result"), expected, what=f"the result on the {color} page")
+        assert page.shown("result") and page.shown("seek")  # seek again
+        assert not page.enabled("pass") and not page.enabled("resign")
+        assert page.text("clock") == ""
+        shot = tmp_path / f"finished-9x9-{color}.png"
+        page.screenshot(shot)
+        shots.append(shot)
+    assert alice.text("player") == record(server, alice_name)
+    assert bob.text("player") == record(server, bob_name)
+    keep_screenshots(shots)
+    for page in pages.values():
+        page.assert_clean()
+
+
+def test_a_timeout_shows_the_result_in_both_pages(
+    tmp_path: Path, browsers: Callable[[str], Page]
+) -> None:
+    """With a short move time, black lets the clock run out: both pages say so."""
+    with ServerProcess(tmp_path / "timeout.sqlite3", SHORT_MOVE_TIME) as quick:
+        url = url_of(quick)
+        black_name, white_name = fresh_name("slow"), fresh_name("quick")
+        black, white = browsers(url), browsers(url)
+        for page, name in ((black, black_name), (white, white_name)):
+            page.open()
+            page.sign_in(name)
+        black.seek(9, "black")
+        eventually(lambda: black.text("status"), "Waiting for an opponent: 9×9, black…")
+        white.seek(9, "white")
+        for page in (black, white):
+            until(lambda: page.text("clock").startswith("Black: 0:0"), what="the clock counting down")
+        game = black.stored("gokata.game")
+        assert game is not None
+        records = f"Records: {black_name}: 0 wins, 1 loss; {white_name}: 1 win, 0 losses."
+        expected = f"White ({white_name}) wins on time: black took too long. {records}"
+        for page in (black, white):
+            eventually(lambda: page.text("result"), expected, SHORT_MOVE_TIME + WAIT, "the timeout")
+        state = game_state(quick, game)
+        assert (state["status"], state["reason"], state["winner"], state["score"]) == (
+            "over", "timeout", "white", None
+        )
+        assert f"Records: {record(quick, black_name)}; {record(quick, white_name)}." == records
+        for page in (black, white):
+            assert page.text("status") == "The game is over. Seek another one?"
+            assert not page.enabled("pass") and page.shown("seek")
+            page.assert_clean()
+
+
+def test_a_third_player_can_watch_but_not_act(server: ServerProcess, browsers: Callable[[str], Page]) -> None:
+    """``#game=ID`` shows someone else's game; the watcher's clicks are refused by the server."""
+    black, white, state = start_game(server, "watched")
+    game = state["id"]
+    try:
+        play(black, white, game, 0, "5E")
+        carol_name = fresh_name("carol")
+        carol = browsers(url_of(server))
+        carol.open(f"#game={game}")
+        field = carol.element("name")
+        field.send_keys(carol_name)
+        carol.element("signin").click()
+        eventually(lambda: carol.text("player"), f"{carol_name}: 0 wins, 0 losses")
+        state = game_state(server, game)
+        eventually(lambda: shows(carol, state), expected_view(state, None), what="the watched game")
+        assert not carol.enabled("pass") and not carol.enabled("resign")
+
+        # A click on an empty point goes to the server, which refuses it: nothing changes.
+        carol.click("3C")
+        eventually(lambda: carol.text("error"), f"{carol_name} does not play in game {game}")
+        assert without_clock(game_state(server, game)) == without_clock(state)
+        assert shows(carol, state) == expected_view(state, None)
+
+        # The watcher follows the game (it asks for the state every two seconds), to its end.
+        play(white, black, game, 1, "4D")
+        state = game_state(server, game)
+        eventually(lambda: shows(carol, state), expected_view(state, None), what="the next turn")
+        black.wire.send({"type": "resign", "game": game})
+        assert black.wire.expect("over")["reason"] == "resign"
+        # The state carries no records: the page asks the API for them.
+        eventually(
+            lambda: carol.text("result"),
+            f"White ({white.name}) wins by resignation. "
+            f"Records: {record(server, black.name)}; {record(server, white.name)}.",
+            what="the watched game's result and records",
+        )
+        carol.assert_clean()
+    finally:
+        black.wire.close()
+        white.wire.close()
+
+
+def test_seek_then_cancel(server: ServerProcess, browsers: Callable[[str], Page]) -> None:
+    page = browsers(url_of(server))
+    page.open()
+    name = fresh_name("seeker")
+    page.sign_in(name)
+    page.seek(19, "white")
+    eventually(lambda: page.text("status"), "Waiting for an opponent: 19×19, white…")
+    assert page.shown("cancel") and not page.shown("seek")
+    page.element("cancel").click()
+    eventually(lambda: page.text("status"), f"Signed in as {name}. Choose a board and seek a game.")
+    assert not page.shown("cancel") and page.shown("seek")
+    # The seek is really gone: a matching seek from someone else waits instead of pairing.
+    other = sign_in(server, fresh_name("other"))
+    try:
+        other.wire.request({"type": "seek", "size": 19, "color": "black"}, "seeking")
+        other.wire.silent(0.3)
+        other.wire.request({"type": "cancel"}, "cancelled")
+    finally:
+        other.wire.close()
+    page.assert_clean()
+
+
+def test_a_taken_name_is_refused(server: ServerProcess, browsers: Callable[[str], Page]) -> None:
+    """A fresh browser (no token) cannot sign in with a registered name."""
+    owner = sign_in(server, fresh_name("owner"))
+    owner.wire.close()
+    page = browsers(url_of(server))
+    page.open()
+    page.element("name").send_keys(owner.name.upper())  # names are unique regardless of case
+    page.element("signin").click()
+    until(lambda: page.text("error") != "", what="the name_taken error")
+    assert owner.name.lower() in page.text("error").lower()
+    assert page.text("player") == "Not signed in" and page.shown("signin") and not page.shown("seek")
+    assert page.stored("gokata.current") is None
+    page.assert_clean()
+
+
+def test_the_page_is_served_with_a_content_security_policy(server: ServerProcess) -> None:
+    for path, kind in (("/", "text/html"), ("/app.js", "text/javascript"), ("/style.css", "text/css")):
+        with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(server.http_url + path) as answer:
+            assert answer.status == 200
+            assert answer.headers["Content-Type"].startswith(kind)
+            policy = answer.headers["Content-Security-Policy"]
+            assert policy is not None and "default-src 'self'" in policy, policy
