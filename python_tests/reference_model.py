@@ -8,8 +8,8 @@ and on `gokata.Go` side by side (see `test_go_differential.py`):
 * the history is a list of full board snapshots: ``boards[0]`` is the position before the
   first turn (empty, or the handicap stones) and ``boards[k]`` the position after turn ``k``;
 * the side to move is black after an even number of turns and white after an odd number;
-* ko: a move is illegal if the board after it equals the board after the same player's
-  previous turn, ``boards[-2]`` (a pass repeats the board, so passes are turns like any other);
+* ko: a move is illegal if the board after it equals the board as it was before the last
+  turn, ``boards[-2]`` (a pass repeats the board, so passes are turns like any other);
 * rollback drops snapshots, reset starts over.
 
 Illegal moves raise `ReferenceIllegalMove`, a subclass of `gokata.IllegalMoveError` (so that the
@@ -69,6 +69,8 @@ class GoFactory(Protocol):
 
 class ReferenceIllegalMove(IllegalMoveError):
     """An illegal move in the reference model, with the kata-form point and the reason."""
+
+    reason: str
 
     def __init__(self, coordinate: str, reason: str) -> None:
         super().__init__(f"illegal move at {coordinate}: {reason}")

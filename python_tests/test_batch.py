@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import copy
 import math
+import pickle
+import subprocess
 import sys
 import threading
 import time
@@ -893,15 +895,23 @@ def test_legal_mask_is_a_copy() -> None:
     assert fresh is not game.legal_mask()
 
 
-def test_legal_mask_without_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_legal_mask_without_numpy() -> None:
+    """numpy is imported once, at the first call (test_hardening_threads.py checks that), so a
+    Python without numpy is tried in a fresh process: bytes, one per point, as the arrays."""
     games = [ko_game(), Go(2, 7), Go.from_board(EYES_ONLY, turn="white"), random_game(5, 3, [3, 9, 1, 4, 0, 8])]
     with_numpy = [(game.legal_mask(), game.legal_mask("black")) for game in games]
-    monkeypatch.setitem(sys.modules, "numpy", None)
-    with pytest.raises(ImportError):
-        import numpy  # noqa: F401
-    for game, (default, black) in zip(games, with_numpy):
+    code = (
+        "import pickle, sys\n"
+        "sys.modules['numpy'] = None\n"
+        "games = pickle.load(sys.stdin.buffer)\n"
+        "pickle.dump([(g.legal_mask(), g.legal_mask('black')) for g in games], sys.stdout.buffer)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], input=pickle.dumps(games), capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr.decode()
+    without_numpy = pickle.loads(done.stdout)
+    for game, (default, black), (default_array, black_array) in zip(games, without_numpy, with_numpy):
         height, width = len(game.board), len(game.board[0])
-        for mask, colour, array in ((game.legal_mask(), game.turn, default), (game.legal_mask("black"), "black", black)):
+        for mask, colour, array in ((default, game.turn, default_array), (black, "black", black_array)):
             assert isinstance(mask, bytes) and isinstance(array, np.ndarray)
             assert len(mask) == height * width
             assert set(mask) <= {0, 1}

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,12 +70,27 @@ def run(*args: str, stdin: str | bytes = "", command: list[str] | None = None) -
     return Run(done.returncode, out, err)
 
 
+GAME_OVER = "Two passes in a row: the game is over."
+
+
 def play(*lines: str, size: int = 5) -> Run:
-    """``gokata play --size size`` with ``lines`` as input; it must end cleanly."""
+    """``gokata play --size size`` with ``lines`` as input; it must end cleanly, with status 0
+    if the game ended (two passes or quit) and 1 if the input ended first."""
     result = run("play", "--size", str(size), stdin="".join(line + "\n" for line in lines))
-    assert result.status == 0, result.err
     assert result.err == ""
+    assert result.status == (1 if result.last_line.startswith("End of input") else 0), result.out
     return result
+
+
+def ended_by_passes(out: str) -> bool:
+    """Whether the transcript ends with two passes: the verdict, the score and the winner."""
+    lines = out.splitlines()
+    return (
+        len(lines) >= 3
+        and lines[-3] == GAME_OVER
+        and re.fullmatch(r"Score by area: black \d+, white \d+ \+ 0\.5 komi = \d+\.5\.", lines[-2]) is not None
+        and re.fullmatch(r"(Black|White) wins by \d+\.5\.", lines[-1]) is not None
+    )
 
 
 def test_a_short_game_with_a_capture() -> None:
@@ -90,7 +106,14 @@ def test_a_short_game_with_a_capture() -> None:
 def test_a_two_stone_capture_and_both_coordinate_forms() -> None:
     result = play("a2", "1A", "2b", "B1", "1c")
     assert result.errors == []
-    assert "Black plays A2." in result.out
+    # Every move is echoed in the kata form, whichever form was typed.
+    assert [line for line in result.out.splitlines() if " plays " in line] == [
+        "Black plays 2A.",
+        "White plays 1A.",
+        "Black plays 2B.",
+        "White plays 1B.",
+        "Black plays 1C, capturing 2 stones: 1A 1B.",
+    ]
     assert "Black plays 1C, capturing 2 stones: 1A 1B." in result.out
     assert result.boards[-1] == [".....", ".....", ".....", "xx...", "..x.."]
 
@@ -130,12 +153,12 @@ def test_undo() -> None:
 @pytest.mark.parametrize(
     ("command", "error"),
     [
-        ("undo 5", "error: rollback(5) refused: 1 turn is on record"),
-        ("undo -1", "error: rollback(-1) refused: the number of turns must not be negative"),
+        ("undo 5", "error: undo 5: only 1 turn has been played"),
+        ("undo -1", "error: undo -1: the number of turns must not be negative"),
         ("undo two", "error: undo: 'two' is not a whole number"),
         ("undo 1.5", "error: undo: '1.5' is not a whole number"),
         ("undo 1 1", "error: undo takes one number, not 2 arguments"),
-        ("undo " + "9" * 40, "error: n is out of range: " + "9" * 40),
+        ("undo " + "9" * 40, "error: undo " + "9" * 40 + ": only 1 turn has been played"),
     ],
 )
 def test_bad_undo_changes_nothing(command: str, error: str) -> None:
@@ -151,15 +174,13 @@ def test_reset() -> None:
     assert result.boards[-1][3] == ".x..."
     # The pass before the reset is forgotten: the game ends only at the last two passes.
     assert result.out.count("the game is over") == 1
-    assert result.last_line == "Two passes in a row: the game is over."
+    assert ended_by_passes(result.out)
 
 
 def test_handicap() -> None:
     result = play("handicap 3", "handicap 2", "5E", size=9)
     assert "Black has 3 handicap stones." in result.out
-    assert result.errors == [
-        "error: handicap_stones(2) refused: handicap stones were already placed"
-    ]
+    assert result.errors == ["error: handicap 2: handicap stones were already placed"]
     stones = result.boards[1]
     assert [stones[9 - row][col] for row, col in [(7, 6), (3, 2), (3, 6)]] == ["x"] * 3  # 7G 3C 3G
     assert sum(row.count("x") for row in stones) == 3
@@ -172,10 +193,10 @@ def test_handicap() -> None:
     [
         (["handicap"], "error: handicap needs a number, like 'handicap 2'"),
         (["handicap x"], "error: handicap: 'x' is not a whole number"),
-        (["handicap 6"], "error: handicap_stones(6) refused: a 9x9 board takes 1 to 5 handicap"
-         " stones"),
-        (["5E", "handicap 2"], "error: handicap_stones(2) refused: the game has already"
-         " started"),
+        (["handicap 6"], "error: handicap 6: a 9x9 board takes 1 to 5 handicap stones"),
+        (["handicap " + "9" * 30], f"error: handicap {'9' * 30}: a 9x9 board takes 1 to 5 handicap stones"),
+        (["handicap -2"], "error: handicap -2: a 9x9 board takes 1 to 5 handicap stones"),
+        (["5E", "handicap 2"], "error: handicap 2: the game has already started"),
     ],
 )
 def test_bad_handicap(lines: list[str], error: str) -> None:
@@ -184,16 +205,32 @@ def test_bad_handicap(lines: list[str], error: str) -> None:
 
 def test_handicap_needs_a_standard_board() -> None:
     assert play("handicap 1").errors == [
-        "error: handicap_stones(1) refused: handicap is only for 9x9, 13x13 and 19x19 boards,"
-        " not 5x5"
+        "error: handicap 1: handicap is only for 9x9, 13x13 and 19x19 boards, not 5x5"
     ]
 
 
 def test_two_passes_end_the_game() -> None:
     result = play("3C", "pass", "pass", "2B", "quit")
     assert "White passes." in result.out and "Black passes." in result.out
-    assert result.last_line == "Two passes in a row: the game is over."
+    assert result.status == 0
+    # The area score, komi 0.5 for white, and the winner: black's one stone owns the board.
+    assert result.out.splitlines()[-3:] == [
+        GAME_OVER,
+        "Score by area: black 25, white 0 + 0.5 komi = 0.5.",
+        "Black wins by 24.5.",
+    ]
     assert "2B" not in result.out  # nothing after the end is read
+
+
+def test_the_score_counts_stones_and_surrounded_points() -> None:
+    # Black walls off column A (10 points), white columns C to E (15): white wins by 5.5.
+    lines = ["5A", "5C", "4B", "4C", "3B", "3C", "2B", "2C", "1B", "1C", "5B", "pass", "pass"]
+    result = play(*lines)
+    assert result.out.splitlines()[-2:] == [
+        "Score by area: black 10, white 15 + 0.5 komi = 15.5.",
+        "White wins by 5.5.",
+    ]
+    assert result.status == 0
 
 
 @pytest.mark.parametrize(
@@ -214,22 +251,32 @@ def test_passes_that_are_not_two_in_a_row(lines: list[str]) -> None:
 
 def test_a_pass_after_undo_can_still_end_the_game() -> None:
     result = play("3C", "pass", "2C", "undo", "pass")
-    assert result.last_line == "Two passes in a row: the game is over."
+    assert ended_by_passes(result.out)
 
 
-def test_end_of_input_ends_the_game() -> None:
+def test_end_of_input_stops_with_status_1() -> None:
+    # The game did not end (no two passes, no quit): the status says so.
     empty = run("play", stdin="")
-    assert (empty.status, empty.err) == (0, "")
+    assert (empty.status, empty.err) == (1, "")
     assert empty.boards == [["." * 9] * 9]
     assert empty.last_line == "End of input: stopped after 0 turns."
     unfinished_line = run("play", stdin="5E")
-    assert unfinished_line.status == 0
+    assert unfinished_line.status == 1
     assert unfinished_line.boards[-1][4] == "....x...."
+
+
+def test_piped_input_with_an_illegal_move_is_reported_and_goes_on() -> None:
+    result = play("3C", "3C", "3D", "pass", "pass")
+    assert result.errors == ["error: illegal move 3C for white: the point is occupied"]
+    assert result.status == 0 and ended_by_passes(result.out)
+    unfinished = play("3C", "3C")
+    assert unfinished.errors == result.errors and unfinished.status == 1
 
 
 def test_quit() -> None:
     result = play("3C", "QUIT", "2C")
     assert result.last_line == "Stopped after 1 turn."
+    assert result.status == 0
     assert "2C" not in result.out
     assert play("quit now").errors == ["error: quit takes no arguments"]
 
@@ -262,7 +309,7 @@ def test_malformed_commands_are_reported_and_change_nothing(line: str, error: st
 
 def test_undecodable_input_is_an_unknown_command() -> None:
     result = run("play", "--size", "5", stdin=b"\xff\xfe\n3C\n")
-    assert (result.status, result.err) == (0, "")
+    assert (result.status, result.err) == (1, "")
     assert result.errors == ["error: unknown command '\ufffd\ufffd' (type help for the commands)"]
     assert result.boards[-1][2] == "..x.."
 
@@ -276,7 +323,7 @@ def test_help() -> None:
 
 def test_a_rectangular_board() -> None:
     result = run("play", "--size", "3", "--width", "7", stdin="1G\n")
-    assert result.status == 0
+    assert result.status == 1
     assert "gokata: 3x7 board." in result.out
     assert result.boards[-1] == [".......", ".......", "......x"]
 
@@ -310,7 +357,7 @@ def test_no_command_is_a_usage_error() -> None:
 
 
 def test_python_dash_m_gokata() -> None:
-    result = run("play", "--size", "5", stdin="3C\n", command=[sys.executable, "-m", "gokata"])
+    result = run("play", "--size", "5", stdin="3C\nquit\n", command=[sys.executable, "-m", "gokata"])
     assert result.status == 0
     assert result.boards[-1][2] == "..x.."
 
@@ -395,7 +442,7 @@ def test_main_in_process(
     out, err = capsys.readouterr()
     assert err == ""
     assert "error: unknown command 'bad' (type help for the commands)" in out
-    assert out.endswith("Two passes in a row: the game is over.\n")
+    assert ended_by_passes(out)
     assert Run(0, out, err).boards[-1] == ["...", "...", "x..", ".o."]
 
 
@@ -425,9 +472,99 @@ _COMMANDS = st.one_of(
 def test_any_commands_keep_the_session_consistent(lines: list[str], size: tuple[int, int]) -> None:
     out = io.StringIO()
     session = PlaySession(Go(*size), out)
-    session.run(io.StringIO("".join(line + "\n" for line in lines)))
+    ended = session.run(io.StringIO("".join(line + "\n" for line in lines)))
+    assert ended == session.over
     assert len(session.passes) == session.game.move_number
-    ended_by_passes = out.getvalue().endswith("Two passes in a row: the game is over.\n")
-    assert ended_by_passes == (session.passes[-2:] == [True, True])
+    assert ended_by_passes(out.getvalue()) == (session.passes[-2:] == [True, True])
     if not session.over:
         assert out.getvalue().splitlines()[-1].startswith("End of input: stopped after")
+
+
+# A person at a terminal gets a prompt; piped input does not
+
+
+def test_a_prompt_before_each_command_at_a_terminal() -> None:
+    out = io.StringIO()
+    session = PlaySession(Go(5), out, prompt=True)
+    assert session.run(io.StringIO("3C\npass\npass\n"))
+    text = out.getvalue()
+    assert text.count("\n> ") == 3  # before each of the three commands, on a line of its own
+    assert "> Black plays 3C." in text  # the echo follows the typed line (the terminal's newline)
+    unfinished = io.StringIO()
+    assert not PlaySession(Go(5), unfinished, prompt=True).run(io.StringIO("3C\n"))
+    assert unfinished.getvalue().endswith("> \nEnd of input: stopped after 1 turn.\n")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX terminal")
+def test_the_prompt_on_a_real_terminal() -> None:
+    import pty
+
+    leader, follower = pty.openpty()
+    with subprocess.Popen(
+        gokata_command() + ["play", "--size", "5"], stdin=follower, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as process:
+        os.close(follower)
+        os.write(leader, b"3C\nquit\n")
+        out, err = process.communicate(timeout=30)
+    os.close(leader)
+    assert (process.returncode, err) == (0, b"")
+    assert out.decode().count("> ") == 2
+
+
+def test_no_prompt_with_piped_input() -> None:
+    assert "> " not in play("3C", "quit").out
+
+
+# gokata solve and play: Ctrl-C, a closed output and a full disk end with one line, no traceback
+
+PUZZLE = "3\n1\n.B.\nBW.\n.B.\nB 1 2\n"
+
+
+def blocked_in_read(pid: int) -> bool:
+    """Whether the process is in a read(2) of its standard input (Linux)."""
+    try:
+        with open(f"/proc/{pid}/syscall") as syscall:
+            fields = syscall.read().split()
+    except OSError:
+        return False
+    return len(fields) > 1 and fields[0] == "0" and int(fields[1], 16) == 0
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/syscall"), reason="needs Linux /proc")
+def test_solve_on_ctrl_c() -> None:
+    with subprocess.Popen(
+        gokata_command() + ["solve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as process:
+        deadline = time.monotonic() + 30
+        while not blocked_in_read(process.pid):  # reading the puzzle, Python's handlers set
+            assert time.monotonic() < deadline and process.poll() is None
+            time.sleep(0.02)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    assert (process.returncode, out, err) == (130, "", "gokata solve: interrupted\n")
+
+
+def test_solve_into_a_closed_pipe() -> None:
+    # Like `gokata solve | head -0`: the reader is gone before the answer is written.
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    done = subprocess.run(
+        gokata_command() + ["solve"], input=PUZZLE.encode(), stdout=write_end, stderr=subprocess.PIPE, timeout=60
+    )
+    os.close(write_end)
+    assert (done.returncode, done.stderr) == (1, b"")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize(
+    ("args", "stdin"),
+    [(["solve"], PUZZLE), (["play", "--size", "5"], "3C\npass\npass\n"), (["play"], "")],
+)
+def test_a_full_disk(args: list[str], stdin: str) -> None:
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            gokata_command() + args, input=stdin.encode(), stdout=full, stderr=subprocess.PIPE, timeout=60
+        )
+    assert done.returncode == 1
+    assert done.stderr.decode() == f"gokata {args[0]}: cannot write the output: No space left on device\n"
+

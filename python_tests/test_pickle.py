@@ -107,3 +107,134 @@ def test_foreign_states_are_refused_and_change_nothing(state: object) -> None:
     with pytest.raises(ValueError):
         game.__setstate__(state)  # type: ignore[arg-type]
     assert game.board[1] == [".", "x", "."] and game.move_number == 1
+
+
+# Every protocol, and every game the public API can reach
+
+
+@pytest.mark.parametrize("protocol", range(pickle.HIGHEST_PROTOCOL + 1))
+def test_every_pickle_protocol(protocol: int) -> None:
+    game = random_game(7, 5, 6, 40)
+    game.play("white", "3C") if game.is_legal("3C", "white") else game.pass_turn()
+    restored = pickle.loads(pickle.dumps(game, protocol))
+    assert type(restored) is Go
+    assert_same_history(game, restored)
+
+
+SETUP_CELLS = st.sampled_from(".xo")
+
+
+@st.composite
+def reachable_games(draw: st.DrawFn) -> Go:
+    """A game reached by any sequence of public calls, failing ones included: set up from a
+    random position (or new), then moves, explicit colours, passes, handicap, rollback, reset."""
+    side = draw(st.sampled_from([3, 5, 9]))
+    if draw(st.booleans()):
+        game = Go(side)
+    else:
+        position = st.lists(st.text(SETUP_CELLS, min_size=side, max_size=side), min_size=side, max_size=side)
+        rows = draw(position)
+        # The position before it: any position, or one move away (a ko ban from the start).
+        previous = draw(st.one_of(st.none(), position, st.just(rows).map(lambda r: [row.replace(".", "x", 1) for row in r])))
+        try:
+            game = Go.from_board(rows, turn=draw(st.sampled_from(["black", "white"])), previous=previous)
+        except ValueError:  # a chain without liberties
+            game = Go(side)
+    point = st.builds(lambda r, c: (r, c), st.integers(0, side - 1), st.integers(0, side - 1))
+    action = st.one_of(
+        st.tuples(st.just("move"), point),
+        st.tuples(st.just("play"), st.sampled_from(["black", "white"]), point),
+        st.tuples(st.just("pass")),
+        st.tuples(st.just("handicap"), st.integers(0, 9)),
+        st.tuples(st.just("rollback"), st.integers(0, 3)),
+        st.tuples(st.just("reset")),
+        st.tuples(st.just("play_many"), st.lists(st.one_of(point, st.none()), max_size=6)),
+    )
+    for step in draw(st.lists(action, max_size=30)):
+        try:
+            if step[0] == "move":
+                game.move(step[1])
+            elif step[0] == "play":
+                game.play(step[1], step[2])
+            elif step[0] == "pass":
+                game.pass_turn()
+            elif step[0] == "handicap":
+                game.handicap_stones(step[1])
+            elif step[0] == "rollback":
+                game.rollback(step[1])
+            elif step[0] == "reset":
+                game.reset()
+            else:
+                game.play_many(step[1])
+        except ValueError:
+            pass
+    return game
+
+
+@settings(max_examples=300, deadline=None)
+@given(game=reachable_games(), protocol=st.integers(0, pickle.HIGHEST_PROTOCOL))
+def test_every_reachable_game_round_trips(game: Go, protocol: int) -> None:
+    restored = pickle.loads(pickle.dumps(game, protocol))
+    assert_same_history(game, restored)
+
+
+def test_handicap_on_a_set_up_position_is_refused_and_the_game_still_pickles() -> None:
+    # 5E, the fifth handicap point of 9x9, is surrounded by white: placed without checks it
+    # was a black stone without liberties, and the game could no longer be unpickled.
+    rows = ["." * 9] * 3 + ["....o....", "...o.o...", "....o...."] + ["." * 9] * 3
+    game = Go.from_board(rows)
+    with pytest.raises(ValueError, match="handicap stones go on an empty board"):
+        game.handicap_stones(5)
+    assert game.board == [list(row) for row in rows]
+    assert_same_history(game, pickle.loads(pickle.dumps(game)))
+    empty = Go.from_board(["." * 9] * 9)
+    empty.handicap_stones(5)
+    assert_same_history(empty, pickle.loads(pickle.dumps(empty)))
+
+
+# Malformed states: each refused whole, the game unchanged
+
+GOOD_STATE = (1, ["...", "...", "..."], "black", None, False, [("black", 1, 1, "black")])
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        (True, *GOOD_STATE[1:]),  # a bool as the version
+        (1.0, *GOOD_STATE[1:]),
+        (1, "...\n...\n...", *GOOD_STATE[2:]),  # a str, not a list of rows
+        (1, [True, "...", "..."], *GOOD_STATE[2:]),
+        (*GOOD_STATE[:3], (True, False, "black"), *GOOD_STATE[4:]),  # bools as row and column
+        (*GOOD_STATE[:3], (0, 0), *GOOD_STATE[4:]),
+        (*GOOD_STATE[:4], 0, GOOD_STATE[5]),  # an int as the handicap flag
+        (*GOOD_STATE[:4], None, GOOD_STATE[5]),
+        (*GOOD_STATE[:5], [("black", True, False, "black")]),  # bools as row and column
+        (*GOOD_STATE[:5], [("black", 1, None, "black")]),  # half a point: not a pass
+        (*GOOD_STATE[:5], [("black", None, 1, "black")]),
+        (*GOOD_STATE[:5], [("black", 1.0, 1, "black")]),
+        (*GOOD_STATE[:5], [("black", -1, 1, "black")]),
+        (*GOOD_STATE[:5], [("black", 1, 1)]),
+        (*GOOD_STATE[:5], [["black", 1, 1, "black", None]]),
+        (*GOOD_STATE[:5], "turns"),
+        GOOD_STATE[:5],
+        (*GOOD_STATE, None),
+        list(GOOD_STATE),
+        (1, ["....", "....", "....", "...."], *GOOD_STATE[2:]),  # another size than the game's
+        (1, [], *GOOD_STATE[2:]),
+        None,
+    ],
+)
+def test_malformed_states_are_refused(state: object) -> None:
+    game = Go(3)
+    game.__setstate__(GOOD_STATE)  # the good one is taken
+    assert game.board[1] == [".", "x", "."] and game.turn == "white" and game.move_number == 1
+    game.move("1A")
+    with pytest.raises(ValueError):
+        game.__setstate__(state)  # type: ignore[arg-type]
+    assert game.board[2] == ["o", ".", "."] and game.move_number == 2
+
+
+def test_the_good_state_of_the_malformed_ones_replays_a_pass_too() -> None:
+    game = Go(3)
+    game.__setstate__((*GOOD_STATE[:5], [("black", None, None, "black")]))
+    assert game.move_number == 1 and game.turn == "white" and game.board == [["."] * 3] * 3

@@ -6,6 +6,8 @@
 //! Colours need not alternate. Ko forbids a move whose result equals the board as it was
 //! just before the previous move of the list.
 
+use std::num::IntErrorKind;
+
 use crate::engine::{Board, Color, Game, GoError};
 
 /// The answer to a puzzle input: the final board in the input's alphabet, or `NOT_VALID`.
@@ -48,7 +50,9 @@ pub fn solve(input: &str) -> Result<String, GoError> {
     }
     let mut game = starting_game(&rows)?;
 
-    let mut moves = Vec::with_capacity(move_count);
+    // The count comes from the input: it bounds the loop but sizes nothing, so a count of
+    // 10^18 on a short input is "the input ends before move ...", not an allocation.
+    let mut moves = Vec::new();
     for m in 0..move_count {
         let (n, line) = next_line(&format!("move {} of {move_count}", m + 1))?;
         moves.push(parse_move(n, line, size)?);
@@ -110,8 +114,12 @@ fn malformed(problem: String) -> GoError {
 }
 
 fn parse_number(n: usize, text: &str, what: &str) -> Result<usize, GoError> {
-    text.parse()
-        .map_err(|_| malformed(format!("line {n}: {what} must be a whole number, not {text:?}")))
+    text.parse().map_err(|error: std::num::ParseIntError| {
+        malformed(match error.kind() {
+            IntErrorKind::PosOverflow => format!("line {n}: {what} is too large: {text}"),
+            _ => format!("line {n}: {what} must be a whole number, not {text:?}"),
+        })
+    })
 }
 
 fn parse_move(n: usize, line: &str, size: usize) -> Result<(Color, usize, usize), GoError> {
@@ -171,5 +179,77 @@ mod tests {
             assert!(error.contains(line), "{input:?}: {error}");
         }
         assert!(solve("3\n2\n...\n...\n...\nB 0 0\n").is_err());
+    }
+
+    #[test]
+    fn a_huge_move_count_on_a_short_input_is_malformed_input() {
+        // Each count used to size an allocation before any move was read: 2 * 10^9 aborted
+        // the process (48 GB), 10^18 panicked ("capacity overflow").
+        for count in ["2000000000", "1000000000000000000", &usize::MAX.to_string()] {
+            let input = format!("3\n{count}\n...\n...\n...\nB 0 0\n");
+            let error = solve(&input).unwrap_err().to_string();
+            assert!(
+                error.contains(&format!("the input ends before move 2 of {count}")),
+                "{error}"
+            );
+        }
+        let error = solve("3\n99999999999999999999999\n...\n")
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("line 2: the move count is too large"), "{error}");
+    }
+
+    /// No input at all, however malformed, makes the solver panic: a seeded generator of
+    /// inputs near the format (mutated good inputs, random bytes, huge numbers).
+    #[test]
+    fn no_input_panics() {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        let pieces = [
+            "0",
+            "1",
+            "3",
+            "25",
+            "26",
+            "-1",
+            "2000000000",
+            "18446744073709551615",
+            "99999999999999999999999",
+            ".",
+            "B",
+            "W",
+            "x",
+            " ",
+            "\n",
+            "\r\n",
+            "...",
+            ".B.",
+            "BW.",
+            "B 1 2",
+            "W 0 0",
+            "b 2 2",
+            "B 3 0",
+            "B -1 0",
+            "\u{feff}",
+            "é",
+            "\0",
+            "\t",
+        ];
+        for _ in 0..20_000 {
+            let mut input = String::new();
+            for _ in 0..next(24) {
+                input.push_str(pieces[next(pieces.len())]);
+                if next(3) == 0 {
+                    input.push('\n');
+                }
+            }
+            let _ = std::panic::catch_unwind(|| solve(&input))
+                .unwrap_or_else(|_| panic!("solve panicked on {input:?}"));
+        }
     }
 }

@@ -129,3 +129,35 @@ fn komi_decides_close_games_and_equal_areas_draw() {
     assert_eq!(area_score(board, 0.0).winner(), None);
     assert_eq!(area_score(board, -0.5).winner(), Some(Color::Black));
 }
+
+/// `stop` is asked before each playout and every `STOP_CHECK_MOVES` moves within one, so a
+/// caller can give up on any count and any move cap; a playout that is not stopped is the
+/// same as without it.
+#[test]
+fn playouts_stop_when_asked() {
+    let game = Game::new(19, 19).unwrap();
+    let mut asked = 0;
+    let stopped = game.playouts_until(u64::MAX, u32::MAX, 0.5, &mut Rng::new(3), &mut || {
+        asked += 1;
+        asked > 50
+    });
+    assert!(stopped.is_none());
+    assert_eq!(asked, 51);
+
+    let mut asked = 0;
+    let whole = game.playout_until(u32::MAX, 0.5, &mut Rng::new(5), &mut || {
+        asked += 1;
+        false
+    });
+    assert_eq!(whole, Some(game.playout(u32::MAX, 0.5, &mut Rng::new(5))));
+    let moves = whole.unwrap().moves;
+    assert_eq!(asked, moves.div_ceil(gokata::engine::STOP_CHECK_MOVES));
+
+    let mut asked = 0;
+    let summary = game.playouts_until(3, 10, 0.5, &mut Rng::new(5), &mut || {
+        asked += 1;
+        false
+    });
+    assert_eq!(summary, Some(game.playouts(3, 10, 0.5, &mut Rng::new(5))));
+    assert_eq!(asked, 3);
+}

@@ -88,3 +88,38 @@ fn a_previous_position_of_another_size_is_an_error() {
     let previous = ["..", ".."].map(|r| r.chars().collect::<Vec<_>>());
     assert!(game_from_position(&current, Color::Black, Some(&previous)).is_err());
 }
+
+/// Handicap stones on a set-up position could leave a chain without liberties (a black stone
+/// surrounded by white, or a white chain whose last liberties are handicap points), a board
+/// no game can reach and no record can replay: they go only on an empty board.
+#[test]
+fn handicap_stones_go_only_on_an_empty_board() {
+    let surrounded: Vec<Vec<char>> = [
+        ".........",
+        ".........",
+        ".........",
+        "....o....",
+        "...o.o...",
+        "....o....",
+        ".........",
+        ".........",
+        ".........",
+    ]
+    .iter()
+    .map(|r| r.chars().collect())
+    .collect();
+    let mut game = game_from_position(&surrounded, Color::Black, None).unwrap();
+    let error = game.place_handicap(5).unwrap_err().to_string();
+    assert!(error.contains("handicap stones go on an empty board"), "{error}");
+    assert_eq!(game.board().stone_count(Color::Black), 0);
+    assert!(game.board().chain_without_liberty().is_none());
+    game.record().replay().unwrap();
+
+    // An empty set-up position takes them as a new game does, and stays replayable.
+    let empty = vec![vec!['.'; 9]; 9];
+    let mut game = game_from_position(&empty, Color::Black, None).unwrap();
+    game.place_handicap(5).unwrap();
+    assert_eq!(game.board().stone_count(Color::Black), 5);
+    assert!(game.board().chain_without_liberty().is_none());
+    game.record().replay().unwrap();
+}

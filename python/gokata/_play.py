@@ -6,10 +6,15 @@ from typing import Callable, TextIO
 
 from gokata import Go
 
+KOMI = 0.5
+"""What white adds to its area, as on the server: with half a point there is no draw."""
+
+PROMPT = "> "
+
 HELP = """\
 Commands (one per line):
   7A or A7     play a stone there (row number and column letter, no I column)
-  pass         pass; two passes in a row end the game
+  pass         pass; two passes in a row end the game, scored by area with komi 0.5
   undo [n]     take back the last n turns (default 1)
   reset        clear the board and start again
   handicap n   place n black handicap stones (before the first turn)
@@ -18,11 +23,13 @@ Commands (one per line):
 
 
 class PlaySession:
-    """Two people playing ``game``, typing commands; everything is printed to ``out``."""
+    """Two people playing ``game``, typing commands; everything is printed to ``out``, with
+    ``PROMPT`` before each command read when ``prompt`` (a person at a terminal)."""
 
-    def __init__(self, game: Go, out: TextIO) -> None:
+    def __init__(self, game: Go, out: TextIO, prompt: bool = False) -> None:
         self.game = game
         self.out = out
+        self.prompt = prompt
         # One entry per turn on record (a pass or not), so undo and reset keep it in step.
         self.passes: list[bool] = []
         self.over = False
@@ -35,16 +42,26 @@ class PlaySession:
             "quit": self.quit,
         }
 
-    def run(self, lines: TextIO) -> None:
-        """Reads commands until two passes in a row, ``quit`` or the end of ``lines``."""
+    def run(self, lines: TextIO) -> bool:
+        """Reads commands until two passes in a row, ``quit`` or the end of ``lines``; whether
+        the game ended normally (two passes or ``quit``), not by the end of the input."""
         height, width = self.game.size["height"], self.game.size["width"]
         self.say(f"gokata: {height}x{width} board. Type help for the commands.")
         self.show()
-        for line in iter(lines.readline, ""):
+        while True:
+            if self.prompt:
+                self.out.write(PROMPT)
+                self.out.flush()
+            line = lines.readline()
+            if not line:
+                break
             self.handle(line)
             if self.over:
-                return
+                return True
+        if self.prompt:
+            self.say("")
         self.say(f"End of input: stopped after {_count(self.game.move_number, 'turn')}.")
+        return False
 
     def handle(self, line: str) -> None:
         """Carries out one line; a mistake is reported and the same player is to play again."""
@@ -71,7 +88,7 @@ class PlaySession:
         self.game.move(point)
         self.passes.append(False)
         taking = f", capturing {_count(len(captured), 'stone')}: {' '.join(captured)}"
-        self.say(f"{player} plays {point.upper()}{taking if captured else ''}.")
+        self.say(f"{player} plays {_kata(point)}{taking if captured else ''}.")
         self.show()
 
     def pass_turn(self, args: list[str]) -> None:
@@ -81,12 +98,19 @@ class PlaySession:
         self.passes.append(True)
         if self.passes[-2:] == [True, True]:
             self.say("Two passes in a row: the game is over.")
+            self.say_score()
             self.over = True
         else:
             self.say_turn()
 
     def undo(self, args: list[str]) -> None:
         turns = _number("undo", args, default=1)
+        played = self.game.move_number
+        if turns < 0:
+            raise ValueError(f"undo {turns}: the number of turns must not be negative")
+        if turns > played:
+            so_far = "no turn has" if played == 0 else f"only {_count(played, 'turn')} {'has' if played == 1 else 'have'}"
+            raise ValueError(f"undo {turns}: {so_far} been played")
         self.game.rollback(turns)
         del self.passes[self.game.move_number :]
         self.say(f"Took back {_count(turns, 'turn')}.")
@@ -101,7 +125,11 @@ class PlaySession:
 
     def handicap(self, args: list[str]) -> None:
         stones = _number("handicap", args)
-        self.game.handicap_stones(stones)
+        try:
+            # No board takes more than 9; a number past any board is refused as 10 would be.
+            self.game.handicap_stones(max(-1, min(stones, 10)))
+        except ValueError as error:  # "handicap_stones(n) refused: why"
+            raise ValueError(f"handicap {stones}: {str(error).partition(' refused: ')[2]}") from None
         self.say(f"Black has {_count(stones, 'handicap stone')}.")
         self.show()
 
@@ -117,6 +145,13 @@ class PlaySession:
     def show(self) -> None:
         self.say(str(self.game).rstrip("\n"))
         self.say_turn()
+
+    def say_score(self) -> None:
+        """The area score, komi added to white, and the winner."""
+        score = self.game.score(KOMI)
+        black, white = score["black"], score["white"]
+        self.say(f"Score by area: black {black}, white {white} + {KOMI:g} komi = {white + KOMI:g}.")
+        self.say(f"{score['winner'].capitalize()} wins by {abs(black - white - KOMI):g}.")
 
     def say_turn(self) -> None:
         self.say(f"{self.game.turn.capitalize()} to play (turn {self.game.move_number + 1}).")
@@ -141,6 +176,12 @@ def _number(command: str, args: list[str], default: int | None = None) -> int:
         return int(args[0])
     except ValueError:
         raise ValueError(f"{command}: {args[0]!r} is not a whole number") from None
+
+
+def _kata(point: str) -> str:
+    """A point the engine took, in the kata form: ``"e5"`` and ``"5E"`` are both ``"5E"``."""
+    point = point.strip().upper()
+    return point[1:] + point[0] if point[0].isalpha() else point
 
 
 def _count(n: int, noun: str) -> str:

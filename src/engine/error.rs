@@ -11,7 +11,8 @@ pub enum IllegalReason {
     Occupied,
     /// The stone's own chain would have no liberty after captures.
     Suicide,
-    /// The move would recreate the position as it was before the opponent's last move.
+    /// The move would recreate the position as it was before the last turn (simple ko: only
+    /// the immediate retake of a single stone can, and a pass, being a turn, lifts the ban).
     Ko,
 }
 
@@ -29,7 +30,7 @@ impl IllegalReason {
         match self {
             IllegalReason::Occupied => "the point is occupied",
             IllegalReason::Suicide => "suicide (the stone would have no liberty)",
-            IllegalReason::Ko => "ko (it would repeat the position before the opponent's last move)",
+            IllegalReason::Ko => "ko (it would recreate the position as it was before the last turn)",
         }
     }
 }

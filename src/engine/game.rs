@@ -5,7 +5,7 @@ use super::color::Color;
 use super::coord;
 use super::error::{GoError, IllegalReason};
 use super::handicap::handicap_points;
-use super::playout::{playout, PlayoutResult, PlayoutSummary};
+use super::playout::{playout_until, PlayoutResult, PlayoutSummary};
 use super::record::{GameRecord, TurnRecord};
 use super::rng::Rng;
 
@@ -99,29 +99,64 @@ impl Game {
 
     /// A light random playout from this position, on a copy: the game is not changed.
     pub fn playout(&self, max_moves: u32, komi: f64, rng: &mut Rng) -> PlayoutResult {
-        self.playout_on(&mut self.board.clone(), max_moves, komi, rng)
+        self.playout_until(max_moves, komi, rng, &mut || false)
+            .expect("never asked to stop")
+    }
+
+    /// [`Game::playout`], asking `stop` now and then whether to give up (see
+    /// [`super::playout_until`]); `None` if it gave up.
+    pub fn playout_until(
+        &self,
+        max_moves: u32,
+        komi: f64,
+        rng: &mut Rng,
+        stop: &mut (impl FnMut() -> bool + ?Sized),
+    ) -> Option<PlayoutResult> {
+        self.playout_on(&mut self.board.clone(), max_moves, komi, rng, stop)
     }
 
     /// `count` playouts from this position.
     pub fn playouts(&self, count: u64, max_moves: u32, komi: f64, rng: &mut Rng) -> PlayoutSummary {
+        self.playouts_until(count, max_moves, komi, rng, &mut || false)
+            .expect("never asked to stop")
+    }
+
+    /// [`Game::playouts`], asking `stop` before each playout and every few hundred moves in
+    /// one whether to give up; `None` if it gave up. `count` only bounds the loop.
+    pub fn playouts_until(
+        &self,
+        count: u64,
+        max_moves: u32,
+        komi: f64,
+        rng: &mut Rng,
+        stop: &mut (impl FnMut() -> bool + ?Sized),
+    ) -> Option<PlayoutSummary> {
         let mut summary = PlayoutSummary::default();
         let mut scratch = self.board.clone();
         for _ in 0..count {
-            summary.add(&self.playout_on(&mut scratch, max_moves, komi, rng));
+            summary.add(&self.playout_on(&mut scratch, max_moves, komi, rng, stop)?);
         }
-        summary
+        Some(summary)
     }
 
     /// A playout on `scratch`, which is first made a copy of this position.
-    fn playout_on(&self, scratch: &mut Board, max_moves: u32, komi: f64, rng: &mut Rng) -> PlayoutResult {
+    fn playout_on(
+        &self,
+        scratch: &mut Board,
+        max_moves: u32,
+        komi: f64,
+        rng: &mut Rng,
+        stop: &mut (impl FnMut() -> bool + ?Sized),
+    ) -> Option<PlayoutResult> {
         scratch.clone_from(&self.board);
-        playout(
+        playout_until(
             scratch,
             self.to_move,
             self.last_turn_was_pass(),
             max_moves,
             komi,
             rng,
+            stop,
         )
     }
 
@@ -140,7 +175,9 @@ impl Game {
     }
 
     /// Places `stones` black handicap stones at the kata's points. Only on square 9x9, 13x13 and
-    /// 19x19 boards, once, before any turn is on record. Not a turn: black is still to move.
+    /// 19x19 boards, once, on an empty board before any turn is on record (so never on a
+    /// set-up position with stones, where they could leave a chain without liberties). Not a
+    /// turn: black is still to move.
     pub fn place_handicap(&mut self, stones: i64) -> Result<(), GoError> {
         let fail = |problem: String| GoError::Handicap { stones, problem };
         let (height, width) = (self.board.height(), self.board.width());
@@ -164,18 +201,16 @@ impl Game {
         if !self.history.is_empty() {
             return Err(fail("the game has already started".into()));
         }
-        let board = &self.board;
-        let points: Vec<Point> = points[..stones as usize]
-            .iter()
-            .map(|text| {
-                let (row, col) = coord::parse(text, height, width).expect("handicap points are on the board");
-                board.point(row, col)
-            })
-            .collect();
-        if points.iter().any(|&p| !board.is_empty(p)) {
-            return Err(fail("a handicap point is already occupied".into()));
+        if self.board.empty_points().len() != height * width {
+            return Err(fail(
+                "handicap stones go on an empty board, and this one has stones".into(),
+            ));
         }
-        for p in points {
+        // On an empty board, stones on distinct points that are never neighbours: each keeps
+        // its four (or edge) liberties and the board stays valid.
+        for text in &points[..stones as usize] {
+            let (row, col) = coord::parse(text, height, width).expect("handicap points are on the board");
+            let p = self.board.point(row, col);
             self.board.place_stone(p, Color::Black);
         }
         self.handicap_placed = true;

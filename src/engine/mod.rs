@@ -18,7 +18,9 @@ pub use color::Color;
 pub use error::{GoError, IllegalReason};
 pub use game::Game;
 pub use handicap::handicap_points;
-pub use playout::{default_max_moves, playout, PlayoutResult, PlayoutSummary};
+pub use playout::{
+    default_max_moves, playout, playout_until, PlayoutResult, PlayoutSummary, STOP_CHECK_MOVES,
+};
 pub use position::{game_from_position, parse_board, ALPHABET_HELP};
 pub use record::{GameRecord, TurnRecord};
 pub use render::render;

@@ -20,18 +20,48 @@ pub fn default_max_moves(board: &Board) -> u32 {
     3 * (board.height() * board.width()) as u32
 }
 
+/// How often, in moves, a playout asks whether to stop (see [`playout_until`]).
+pub const STOP_CHECK_MOVES: u32 = 1024;
+
 /// Plays a light playout on `board` (changed in place: pass a copy) with `to_move` first,
 /// `previous_was_pass` saying whether the turn before it was a pass.
 pub fn playout(
+    board: &mut Board,
+    to_move: Color,
+    previous_was_pass: bool,
+    max_moves: u32,
+    komi: f64,
+    rng: &mut Rng,
+) -> PlayoutResult {
+    playout_until(
+        board,
+        to_move,
+        previous_was_pass,
+        max_moves,
+        komi,
+        rng,
+        &mut || false,
+    )
+    .expect("never asked to stop")
+}
+
+/// [`playout`], asking `stop` before the first move and every [`STOP_CHECK_MOVES`] moves
+/// whether to give up (for a caller that must notice Ctrl-C however long the move cap):
+/// `None` if it gave up, `board` then being part way through.
+pub fn playout_until(
     board: &mut Board,
     mut to_move: Color,
     mut previous_was_pass: bool,
     max_moves: u32,
     komi: f64,
     rng: &mut Rng,
-) -> PlayoutResult {
+    stop: &mut (impl FnMut() -> bool + ?Sized),
+) -> Option<PlayoutResult> {
     let mut moves = 0;
     while moves < max_moves {
+        if moves % STOP_CHECK_MOVES == 0 && stop() {
+            return None;
+        }
         moves += 1;
         match board.random_light_move(to_move, rng) {
             Some(p) => {
@@ -46,10 +76,10 @@ pub fn playout(
         }
         to_move = to_move.opponent();
     }
-    PlayoutResult {
+    Some(PlayoutResult {
         moves,
         score: area_score(board, komi),
-    }
+    })
 }
 
 /// What many playouts from one position came to.

@@ -1,29 +1,95 @@
-//! Reading Python arguments: whole numbers, colours, coordinates and positions.
+//! Reading Python arguments: whole numbers, numbers, colours, coordinates and positions.
+//!
+//! Nothing here touches a game: coordinates are read against a board size alone, so that a
+//! `Go` reads every argument (which may run Python code, such as an `__index__`) before it
+//! takes its game's lock.
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
+use pyo3::intern;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyInt, PySequence, PyString, PyTuple};
 
 use super::errors::to_py_err;
-use crate::engine::{coord, Board, Color, GoError, Point};
+use crate::engine::{coord, Color, GoError};
 
-/// Fails with `TypeError` unless `value` is an `int` (a `bool` is not taken for one).
-pub fn require_int(value: &Bound<'_, PyAny>, name: &str) -> PyResult<()> {
-    if !value.is_instance_of::<PyInt>() || value.is_instance_of::<PyBool>() {
-        return Err(PyTypeError::new_err(format!(
-            "{name} must be an int, not {}",
-            type_name(value)
-        )));
+/// A board's `(height, width)`.
+pub type Size = (usize, usize);
+
+/// An integer argument as a Python `int`: an `int`, or anything with `__index__` (numpy
+/// integers), as Python itself takes integers for indices. A `bool` is not taken for one,
+/// nor a float; `TypeError` naming the argument otherwise.
+pub fn integer<'py>(value: &Bound<'py, PyAny>, name: &str) -> PyResult<Bound<'py, PyInt>> {
+    let not_an_int = || PyTypeError::new_err(format!("{name} must be an int, not {}", type_name(value)));
+    if value.is_instance_of::<PyBool>() {
+        return Err(not_an_int());
     }
-    Ok(())
+    if let Ok(int) = value.cast::<PyInt>() {
+        return Ok(int.clone());
+    }
+    static INDEX: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let py = value.py();
+    let index = INDEX.get_or_try_init(py, || {
+        py.import(intern!(py, "operator"))?
+            .getattr(intern!(py, "index"))
+            .map(Bound::unbind)
+    })?;
+    match index.bind(py).call1((value,)) {
+        // numpy's bools refuse `__index__` themselves, as floats do.
+        Ok(int) => Ok(int.cast_into::<PyInt>()?),
+        Err(error) if error.is_instance_of::<PyTypeError>(py) => Err(not_an_int()),
+        Err(error) => Err(error),
+    }
 }
 
-/// An `int` argument (not a `bool`, not a float), as `i64`.
+/// An integer argument (see [`integer`]) as `i64`; `ValueError` if it does not fit.
 pub fn whole_number(value: &Bound<'_, PyAny>, name: &str) -> PyResult<i64> {
-    require_int(value, name)?;
-    value
+    integer(value, name)?
         .extract::<i64>()
-        .map_err(|_| PyValueError::new_err(format!("{name} is out of range: {value}")))
+        .map_err(|_| PyValueError::new_err(format!("{name} is out of range: {}", short(value))))
+}
+
+/// A real-number argument such as komi: an `int`, a `float`, or anything with `__float__` or
+/// `__index__` (numpy numbers), but not a `bool` (Python's or numpy's); finite.
+pub fn finite_number(value: &Bound<'_, PyAny>, name: &str) -> PyResult<f64> {
+    let not_a_number = || PyTypeError::new_err(format!("{name} must be a number, not {}", type_name(value)));
+    if value.is_instance_of::<PyBool>() || is_numpy_bool(value) {
+        return Err(not_a_number());
+    }
+    let py = value.py();
+    let number = match value.extract::<f64>() {
+        Ok(number) => number,
+        Err(error) if error.is_instance_of::<PyOverflowError>(py) => f64::INFINITY,
+        Err(error) if error.is_instance_of::<PyTypeError>(py) => return Err(not_a_number()),
+        Err(error) => return Err(error),
+    };
+    if number.is_finite() {
+        Ok(number)
+    } else {
+        Err(PyValueError::new_err(format!(
+            "{name} must be a finite number, not {}",
+            short(value)
+        )))
+    }
+}
+
+/// Komi as a method argument: a finite number, not a bool (see [`finite_number`]).
+#[derive(Clone, Copy)]
+pub struct Komi(pub f64);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Komi {
+    type Error = PyErr;
+
+    fn extract(value: Borrowed<'a, 'py, PyAny>) -> PyResult<Komi> {
+        finite_number(&value, "komi").map(Komi)
+    }
+}
+
+fn is_numpy_bool(value: &Bound<'_, PyAny>) -> bool {
+    let kind = value.get_type();
+    let module = kind.module().map(|m| m.to_string()).unwrap_or_default();
+    let name = kind.name().map(|n| n.to_string()).unwrap_or_default();
+    module == "numpy" && (name == "bool" || name == "bool_")
 }
 
 /// A colour: `"black"`/`"white"`, `"b"`/`"w"` or `"x"`/`"o"`, in any case.
@@ -37,20 +103,23 @@ pub fn color(value: &Bound<'_, PyAny>) -> PyResult<Color> {
     text.to_str()?.parse().map_err(to_py_err)
 }
 
-/// The given colour, or the side to move when it is `None`.
-pub fn color_or(value: Option<&Bound<'_, PyAny>>, default: Color) -> PyResult<Color> {
-    value.map_or(Ok(default), color)
+/// An optional colour: `None` stands for the side to move, which only the game knows.
+pub fn optional_color(value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Color>> {
+    value.map(color).transpose()
 }
 
-/// A coordinate: the kata form `"7A"`, the GTP form `"A7"`, or a 0-based `(row, col)` tuple.
-pub fn point(board: &Board, value: &Bound<'_, PyAny>) -> PyResult<Point> {
-    point_or_error(board, value)?.map_err(to_py_err)
+/// A coordinate on a board of `size`: the kata form `"7A"`, the GTP form `"A7"`, or a 0-based
+/// `(row, col)` tuple (of ints or anything with `__index__`). `(row, col)`, row 0 the top.
+pub fn point(size: Size, value: &Bound<'_, PyAny>) -> PyResult<(usize, usize)> {
+    point_or_error(size, value)?.map_err(to_py_err)
 }
 
 /// Like [`point`], but a well-formed coordinate off the board is an engine error to inspect
 /// (`Ok(Err(GoError::OffBoard))`) rather than a raised exception.
-pub fn point_or_error(board: &Board, value: &Bound<'_, PyAny>) -> PyResult<Result<Point, GoError>> {
-    let (height, width) = (board.height(), board.width());
+pub fn point_or_error(
+    (height, width): Size,
+    value: &Bound<'_, PyAny>,
+) -> PyResult<Result<(usize, usize), GoError>> {
     let row_col = if let Ok(text) = value.cast::<PyString>() {
         coord::parse(text.to_str()?, height, width)
     } else if let Ok(pair) = value.cast::<PyTuple>() {
@@ -69,7 +138,7 @@ pub fn point_or_error(board: &Board, value: &Bound<'_, PyAny>) -> PyResult<Resul
         )));
     };
     match row_col {
-        Ok((row, col)) => Ok(Ok(board.point(row, col))),
+        Ok(row_col) => Ok(Ok(row_col)),
         Err(off_board @ GoError::OffBoard { .. }) => Ok(Err(off_board)),
         Err(malformed) => Err(to_py_err(malformed)),
     }
@@ -136,9 +205,20 @@ fn one_character(cell: &Bound<'_, PyAny>, name: &str, r: usize, c: usize) -> PyR
     }
 }
 
-fn type_name(value: &Bound<'_, PyAny>) -> String {
+pub fn type_name(value: &Bound<'_, PyAny>) -> String {
     value
         .get_type()
         .name()
         .map_or_else(|_| "?".to_string(), |n| n.to_string())
+}
+
+/// `str(value)`, shortened past 50 characters (a number of 400 digits is not a message).
+fn short(value: &Bound<'_, PyAny>) -> String {
+    let text = value.str().map_or_else(|_| "?".to_string(), |s| s.to_string());
+    if text.chars().count() <= 50 {
+        text
+    } else {
+        let head: String = text.chars().take(20).collect();
+        format!("{head}... ({} characters)", text.chars().count())
+    }
 }

@@ -1,15 +1,16 @@
 //! Batch calls for Python users: scores, playouts and legal-move masks in one call into Rust.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyImportError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyModule};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyModule};
 
-use super::arguments::{require_int, whole_number};
+use super::arguments::{integer, whole_number, Komi, Size};
 use super::go::Go;
-use crate::engine::{default_max_moves, Color, Rng, Score};
+use crate::engine::{Color, Game, Rng, Score};
 
 /// `{"black": area, "white": area, "komi": komi, "winner": "black" | "white" | "draw"}`.
 pub fn score_dict<'py>(py: Python<'py>, score: &Score) -> PyResult<Bound<'py, PyDict>> {
@@ -26,64 +27,111 @@ pub fn score_dict<'py>(py: Python<'py>, score: &Score) -> PyResult<Bound<'py, Py
     Ok(dict)
 }
 
-/// A seed argument: any int (its low 64 bits are used), or `None` for a fresh random seed.
+/// A seed argument: any int or anything with `__index__` (its low 64 bits are used), or
+/// `None` for a fresh random seed.
 pub fn rng(seed: Option<&Bound<'_, PyAny>>) -> PyResult<Rng> {
     let Some(seed) = seed else {
         return Ok(Rng::from_entropy());
     };
-    require_int(seed, "seed")?;
-    let low: u64 = seed
-        .call_method1(intern!(seed.py(), "__and__"), (u64::MAX,))?
-        .extract()?;
+    let low: u64 = integer(seed, "seed")?.bitand(u64::MAX)?.extract()?;
     Ok(Rng::new(low))
 }
 
-/// A move cap: a positive int (caps past 2^32 - 1 are that), or `None` for three moves per point.
-pub fn max_moves(game: &Go, value: Option<&Bound<'_, PyAny>>) -> PyResult<u32> {
+/// A move cap: a positive int (caps past 2^32 - 1 are that), or `None` for the default, three
+/// moves per point.
+pub fn max_moves((height, width): Size, value: Option<&Bound<'_, PyAny>>) -> PyResult<u32> {
     let Some(value) = value else {
-        return Ok(default_max_moves(game.game().board()));
+        return Ok(3 * (height * width) as u32);
     };
-    require_int(value, "max_moves")?;
-    if !value.gt(0)? {
+    let cap = integer(value, "max_moves")?;
+    if !cap.gt(0)? {
         return Err(PyValueError::new_err(format!(
-            "max_moves must be a positive int, not {value}"
+            "max_moves must be a positive int, not {cap}"
         )));
     }
-    Ok(value.extract::<u32>().unwrap_or(u32::MAX))
+    Ok(cap.extract::<u32>().unwrap_or(u32::MAX))
 }
 
-/// Komi: a finite number.
-pub fn komi(value: f64) -> PyResult<f64> {
-    if value.is_finite() {
-        Ok(value)
-    } else {
-        Err(PyValueError::new_err(format!(
-            "komi must be a finite number, not {value}"
-        )))
+/// How often long work checks for signals (Ctrl-C).
+const SIGNAL_CHECK: Duration = Duration::from_millis(5);
+
+/// Whether this is Python's main thread, the one that runs signal handlers.
+pub fn on_main_thread(py: Python<'_>) -> PyResult<bool> {
+    let threading = py.import(intern!(py, "threading"))?;
+    let main = threading
+        .call_method0(intern!(py, "main_thread"))?
+        .getattr(intern!(py, "ident"))?;
+    let current = threading.call_method0(intern!(py, "get_ident"))?;
+    main.eq(current)
+}
+
+/// Runs `work`, handing it a `stop` function to call often (between playouts, and every few
+/// hundred moves within one). With `signals` (on the main thread: elsewhere Python runs no
+/// signal handler), every [`SIGNAL_CHECK`] it runs Python's signal handlers, attaching to
+/// Python for a moment if detached, and answers `true`, so that `work` gives up and returns
+/// `None`, if one raised (Ctrl-C's `KeyboardInterrupt`), which is then raised here.
+pub fn until_interrupted<T>(
+    signals: bool,
+    work: impl FnOnce(&mut dyn FnMut() -> bool) -> Option<T>,
+) -> PyResult<T> {
+    let mut interrupted = None;
+    let mut next_check = Instant::now() + SIGNAL_CHECK;
+    let mut stop = || {
+        if !signals {
+            return false;
+        }
+        let now = Instant::now();
+        if now < next_check {
+            return false;
+        }
+        next_check = now + SIGNAL_CHECK;
+        // Attaching is cheap when attached already; detached, it waits for the GIL.
+        match Python::attach(|py| py.check_signals()) {
+            Ok(()) => false,
+            Err(error) => {
+                interrupted = Some(error);
+                true
+            }
+        }
+    };
+    let done = work(&mut stop);
+    match (done, interrupted) {
+        (Some(done), _) => Ok(done),
+        (None, Some(error)) => Err(error),
+        (None, None) => unreachable!("work stops only when told to"),
     }
 }
 
-/// `count` light random playouts from `game`'s position, aggregated. The game is not changed,
-/// and other Python threads run meanwhile.
+/// `n` light random playouts from `game`'s position, aggregated. The game is not changed.
+/// The GIL is released meanwhile, so other Python threads run, and signals are checked every
+/// few milliseconds: Ctrl-C raises `KeyboardInterrupt` promptly, whatever `n`.
 #[pyfunction]
-#[pyo3(signature = (game, n, seed = None, max_moves = None, komi = 0.5))]
+#[pyo3(
+    signature = (game, n, seed = None, max_moves = None, komi = Komi(0.5)),
+    text_signature = "(game, n, seed=None, max_moves=None, komi=0.5)"
+)]
 pub fn playouts<'py>(
     py: Python<'py>,
-    game: PyRef<'py, Go>,
+    game: &Bound<'py, Go>,
     n: &Bound<'py, PyAny>,
     seed: Option<&Bound<'py, PyAny>>,
     max_moves: Option<&Bound<'py, PyAny>>,
-    komi: f64,
+    komi: Komi,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let komi = komi.0;
     let count = whole_number(n, "n")?;
     let count = u64::try_from(count)
         .map_err(|_| PyValueError::new_err(format!("n must not be negative, not {count}")))?;
-    let cap = self::max_moves(&game, max_moves)?;
-    let komi = self::komi(komi)?;
+    let game = game.get();
+    let cap = self::max_moves(game.board_size(), max_moves)?;
     let mut rng = rng(seed)?;
-    let position = game.game().clone();
-    drop(game);
-    let summary = py.detach(move || position.playouts(count, cap, komi, &mut rng));
+    let position = game.position(py)?;
+    let signals = on_main_thread(py)?;
+    let summary = py.detach(|| {
+        until_interrupted(signals, |stop| {
+            position.playouts_until(count, cap, komi, &mut rng, stop)
+        })
+    })?;
     let dict = PyDict::new(py);
     let mean = |total: f64| if count == 0 { 0.0 } else { total / count as f64 };
     dict.set_item(intern!(py, "playouts"), summary.playouts)?;
@@ -96,32 +144,25 @@ pub fn playouts<'py>(
 }
 
 /// The numpy module, or `None` if it is not installed (or blocked with
-/// `sys.modules["numpy"] = None`). A failed import is tried only once: retrying it on every
-/// call searches the file system each time.
-pub fn numpy(py: Python<'_>) -> PyResult<Option<Bound<'_, PyModule>>> {
-    static IMPORT_FAILED: AtomicBool = AtomicBool::new(false);
-    let modules = py.import(intern!(py, "sys"))?.getattr(intern!(py, "modules"))?;
-    if let Ok(loaded) = modules.get_item(intern!(py, "numpy")) {
-        return Ok(loaded.cast_into::<PyModule>().ok());
-    }
-    if IMPORT_FAILED.load(Ordering::Relaxed) {
-        return Ok(None);
-    }
-    match py.import(intern!(py, "numpy")) {
-        Ok(numpy) => Ok(Some(numpy)),
-        Err(_) => {
-            IMPORT_FAILED.store(true, Ordering::Relaxed);
-            Ok(None)
-        }
-    }
+/// `sys.modules["numpy"] = None`). Imported once, through the import machinery (so threads
+/// asking at once wait for one complete import); only an `ImportError` means "no numpy", and
+/// that answer is kept, since retrying would search the file system on every call. Any other
+/// error, such as `KeyboardInterrupt` during the import, is raised and nothing is kept.
+pub fn numpy(py: Python<'_>) -> PyResult<Option<&Bound<'_, PyModule>>> {
+    static NUMPY: PyOnceLock<Option<Py<PyModule>>> = PyOnceLock::new();
+    let numpy = NUMPY.get_or_try_init(py, || match py.import(intern!(py, "numpy")) {
+        Ok(numpy) => Ok(Some(numpy.unbind())),
+        Err(error) if error.is_instance_of::<PyImportError>(py) => Ok(None),
+        Err(error) => Err(error),
+    })?;
+    Ok(numpy.as_ref().map(|numpy| numpy.bind(py)))
 }
 
 /// One byte per point, row by row from the top: 1 where `color` may play, else 0.
-pub fn legal_mask_bytes<'py>(py: Python<'py>, game: &Go, color: Color) -> Bound<'py, PyBytes> {
-    let board = game.game().board();
-    let flags: Vec<u8> = board
+pub fn legal_mask_bytes(game: &Game, color: Color) -> Vec<u8> {
+    let board = game.board();
+    board
         .points()
         .map(|p| u8::from(board.is_empty(p) && board.illegal_reason(p, color).is_none()))
-        .collect();
-    PyBytes::new(py, &flags)
+        .collect()
 }

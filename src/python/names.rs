@@ -5,17 +5,21 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
+use pyo3::sync::MutexExt;
 use pyo3::types::{PyList, PyString};
 
-use crate::engine::{coord, Board, Point};
+use super::arguments::Size;
+use crate::engine::coord;
 
 type Names = Arc<Vec<Py<PyString>>>;
 
-/// The names of every point of boards of `board`'s size, row by row from the top.
-fn names(py: Python<'_>, board: &Board) -> Names {
-    static CACHE: Mutex<Option<HashMap<(usize, usize), Names>>> = Mutex::new(None);
-    let (height, width) = (board.height(), board.width());
-    let mut cache = CACHE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+/// The names of every point of boards of `(height, width)`, row by row from the top.
+fn names(py: Python<'_>, (height, width): Size) -> Names {
+    static CACHE: Mutex<Option<HashMap<Size, Names>>> = Mutex::new(None);
+    // Waiting for the lock detaches from Python, so a thread holding it can always finish.
+    let mut cache = CACHE
+        .lock_py_attached(py)
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     let names = cache
         .get_or_insert_with(HashMap::new)
         .entry((height, width))
@@ -28,18 +32,17 @@ fn names(py: Python<'_>, board: &Board) -> Names {
     Arc::clone(names)
 }
 
-/// A list of the names of `points`.
+/// A list of the names of `points`, each a `(row, col)` on a board of `size`.
 pub fn point_names<'py>(
     py: Python<'py>,
-    board: &Board,
-    points: impl Iterator<Item = Point>,
+    size: Size,
+    points: impl IntoIterator<Item = (usize, usize)>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let names = names(py, board);
+    let names = names(py, size);
     PyList::new(
         py,
-        points.map(|p| {
-            let (row, col) = board.row_col(p);
-            names[row * board.width() + col].bind(py)
-        }),
+        points
+            .into_iter()
+            .map(|(row, col)| names[row * size.1 + col].bind(py)),
     )
 }

@@ -2,32 +2,21 @@
 //!
 //! `(1, start_rows, start_to_move, start_ko, handicap_placed, turns)`: the version, the
 //! position before the first turn as strs of `.`, `x`, `o`, the colour to move then, the ko
-//! ban then (`(row, col, colour)` or `None`), and one `(colour, row, col, previous_to_move)`
-//! per turn, `row` and `col` `None` for a pass.
+//! ban then (`(row, col, colour)` or `None`), whether handicap stones were placed (a `bool`),
+//! and one `(colour, row, col, previous_to_move)` per turn, `row` and `col` both `None` for a
+//! pass. Reading is strict: every part must have exactly the type written (an `int` that is
+//! not a `bool`, a `bool` that is one), or the state is refused whole.
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyBool, PyInt, PySequence, PyString, PyTuple};
 
-use super::arguments::color;
 use super::errors::to_py_err;
-use crate::engine::{Color, Game, GameRecord, TurnRecord};
+use crate::engine::{Color, GameRecord, TurnRecord};
 
 const VERSION: u8 = 1;
 
-type TurnState<'py> = (Bound<'py, PyAny>, Option<usize>, Option<usize>, Bound<'py, PyAny>);
-type KoState<'py> = Option<(usize, usize, Bound<'py, PyAny>)>;
-type State<'py> = (
-    u8,
-    Vec<String>,
-    Bound<'py, PyAny>,
-    KoState<'py>,
-    bool,
-    Vec<TurnState<'py>>,
-);
-
-pub fn state<'py>(py: Python<'py>, game: &Game) -> PyResult<Bound<'py, PyTuple>> {
-    let record = game.record();
+pub fn state<'py>(py: Python<'py>, record: &GameRecord) -> PyResult<Bound<'py, PyTuple>> {
     let start: Vec<String> = record
         .start
         .iter()
@@ -53,48 +42,111 @@ pub fn state<'py>(py: Python<'py>, game: &Game) -> PyResult<Bound<'py, PyTuple>>
         .into_pyobject(py)
 }
 
-pub fn game_from_state(state: &Bound<'_, PyAny>) -> PyResult<Game> {
-    let bad = || PyValueError::new_err("not a gokata.Go state: unpickle only what gokata pickled");
-    let (version, start, start_to_move, start_ko, handicap_placed, turns): State =
-        state.extract().map_err(|_| bad())?;
-    if version != VERSION {
+fn refused(problem: &str) -> PyErr {
+    PyValueError::new_err(format!(
+        "not a gokata.Go state ({problem}): unpickle only what gokata pickled"
+    ))
+}
+
+/// The record a state describes, read strictly; it is not yet replayed.
+pub fn record_from_state(state: &Bound<'_, PyAny>) -> PyResult<GameRecord> {
+    let parts = state.cast::<PyTuple>().map_err(|_| refused("not a tuple"))?;
+    let [version, start, start_to_move, start_ko, handicap_placed, turns] =
+        <[Bound<'_, PyAny>; 6]>::try_from(parts.iter().collect::<Vec<_>>())
+            .map_err(|_| refused("not six parts"))?;
+    let version = index(&version, "the version")?;
+    if version != usize::from(VERSION) {
         return Err(PyValueError::new_err(format!(
             "unknown gokata.Go state version {version}"
         )));
     }
-    let start = start
-        .iter()
+    let start = sequence(&start, "the start position")?
+        .into_iter()
         .map(|row| {
-            row.chars()
+            let row = row
+                .cast_into::<PyString>()
+                .map_err(|_| refused("a start row is not a str"))?;
+            row.to_str()?
+                .chars()
                 .map(|c| match c {
                     '.' => Ok(None),
                     'x' => Ok(Some(Color::Black)),
                     'o' => Ok(Some(Color::White)),
-                    _ => Err(bad()),
+                    _ => Err(refused("a start row holds a character other than . x o")),
                 })
                 .collect()
         })
         .collect::<PyResult<_>>()?;
-    let start_ko = match start_ko {
-        Some((row, col, banned)) => Some((row, col, color(&banned)?)),
-        None => None,
+    let start_ko = if start_ko.is_none() {
+        None
+    } else {
+        let [row, col, banned] = parts_of::<3>(&start_ko, "the ko ban")?;
+        Some((index(&row, "a row")?, index(&col, "a column")?, color(&banned)?))
     };
-    let turns = turns
-        .iter()
-        .map(|(mover, row, col, previous)| {
+    if !handicap_placed.is_exact_instance_of::<PyBool>() {
+        return Err(refused("the handicap flag is not a bool"));
+    }
+    let turns = sequence(&turns, "the turns")?
+        .into_iter()
+        .map(|turn| {
+            let [mover, row, col, previous] = parts_of::<4>(&turn, "a turn")?;
+            let point = match (row.is_none(), col.is_none()) {
+                (true, true) => None,
+                (false, false) => Some((index(&row, "a row")?, index(&col, "a column")?)),
+                _ => return Err(refused("a turn has a row or a column but not both")),
+            };
             Ok(TurnRecord {
-                color: color(mover)?,
-                point: row.zip(*col),
-                previous_to_move: color(previous)?,
+                color: color(&mover)?,
+                point,
+                previous_to_move: color(&previous)?,
             })
         })
         .collect::<PyResult<_>>()?;
-    let record = GameRecord {
+    Ok(GameRecord {
         start,
         start_to_move: color(&start_to_move)?,
         start_ko,
-        handicap_placed,
+        handicap_placed: handicap_placed.is_truthy()?,
         turns,
-    };
+    })
+}
+
+/// The game of a record, replayed (an error if it describes no legal game).
+pub fn replay(record: &GameRecord) -> PyResult<crate::engine::Game> {
     record.replay().map_err(to_py_err)
+}
+
+/// A list or tuple's items (a str is not a sequence of rows here).
+fn sequence<'py>(value: &Bound<'py, PyAny>, what: &str) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    if value.is_instance_of::<PyString>() {
+        return Err(refused(&format!("{what} is a str")));
+    }
+    let items = value
+        .cast::<PySequence>()
+        .map_err(|_| refused(&format!("{what} is not a sequence")))?;
+    items.try_iter()?.collect()
+}
+
+/// The `N` items of a tuple of exactly `N`.
+fn parts_of<'py, const N: usize>(value: &Bound<'py, PyAny>, what: &str) -> PyResult<[Bound<'py, PyAny>; N]> {
+    let tuple = value
+        .cast::<PyTuple>()
+        .map_err(|_| refused(&format!("{what} is not a tuple")))?;
+    <[Bound<'py, PyAny>; N]>::try_from(tuple.iter().collect::<Vec<_>>())
+        .map_err(|_| refused(&format!("{what} is not a tuple of {N}")))
+}
+
+/// A colour, as `state` writes it (any form `Go` reads).
+fn color(value: &Bound<'_, PyAny>) -> PyResult<Color> {
+    super::arguments::color(value).map_err(|_| refused("a colour is not black or white"))
+}
+
+/// A non-negative `int` that is not a `bool`.
+fn index(value: &Bound<'_, PyAny>, what: &str) -> PyResult<usize> {
+    if !value.is_instance_of::<PyInt>() || value.is_instance_of::<PyBool>() {
+        return Err(refused(&format!("{what} is not an int")));
+    }
+    value
+        .extract()
+        .map_err(|_| refused(&format!("{what} is out of range")))
 }
