@@ -262,3 +262,31 @@ def test_reconnect_with_the_token_finds_the_game_and_play_goes_on(server: Server
         assert wire.expect("over")["reason"] == "passes"
     again = sign_in(server, white.name, white.token)
     assert again.welcome["games"] == []
+
+
+def test_a_game_downloads_as_sgf_while_playing_and_when_over(server: ServerProcess) -> None:
+    black, white, state = start_game(server, "Gsgf")
+    game = state["id"]
+    points = ["3C", "7G", "4C", "6G", "5E"]
+    for ply, point in enumerate(points):
+        mover, other = (black, white) if ply % 2 == 0 else (white, black)
+        play(mover, other, game, ply, point)
+
+    def downloaded() -> Go:
+        status, text = server.get(f"/api/games/{game}.sgf")
+        assert status == 200 and isinstance(text, str), (status, text)
+        assert f"PB[{black.name}]" in text and f"PW[{white.name}]" in text and "KM[0.5]" in text, text
+        return Go.from_sgf(text)
+
+    unfinished = downloaded()
+    current = black.wire.sync(game)
+    assert ["".join(row) for row in unfinished.board] == current["board"]
+    assert unfinished.turn == current["to_move"] and unfinished.move_number == len(points)
+    white.wire.send({"type": "resign", "game": game})
+    assert black.wire.expect("over")["winner"] == "black"
+    status, text = server.get(f"/api/games/{game}.sgf")
+    assert status == 200 and "RE[B+R]" in text, text
+    assert downloaded().move_number == len(points)
+    assert server.get("/api/games/nosuchgame.sgf")[0] == 404
+    black.wire.close()
+    white.wire.close()

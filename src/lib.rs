@@ -3,9 +3,11 @@
 
 pub mod corpus;
 pub mod engine;
+pub mod picture;
 pub mod puzzle;
 #[cfg(feature = "server")]
 pub mod server;
+pub mod sgf;
 
 #[cfg(feature = "python")]
 mod python;

@@ -7,6 +7,32 @@
 'x'
 """
 
-from gokata._gokata import Go, IllegalMoveError, Server, __version__, playouts, solve
+from gokata._gokata import (
+    Go,
+    IllegalMoveError,
+    Server,
+    SgfError,
+    SgfGame,
+    SgfNode,
+    __version__,
+    playouts,
+    read_sgf_collection,
+    solve,
+    svg,
+    write_sgf_collection,
+)
 
-__all__ = ["Go", "IllegalMoveError", "Server", "__version__", "playouts", "solve"]
+__all__ = [
+    "Go",
+    "IllegalMoveError",
+    "Server",
+    "SgfError",
+    "SgfGame",
+    "SgfNode",
+    "__version__",
+    "playouts",
+    "read_sgf_collection",
+    "solve",
+    "svg",
+    "write_sgf_collection",
+]

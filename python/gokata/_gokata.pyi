@@ -1,19 +1,33 @@
 """Type stubs for the Rust extension module `gokata._gokata`."""
 
 import os
-from collections.abc import Iterable, Sequence
-from typing import Literal, Optional, TypedDict, Union, final
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Literal, Optional, SupportsIndex, TypedDict, Union, final
 
 import numpy
 import numpy.typing
 from typing_extensions import TypeAlias
 
-__all__ = ["Go", "IllegalMoveError", "Server", "__version__", "playouts", "solve"]
+__all__ = [
+    "Go",
+    "IllegalMoveError",
+    "Server",
+    "SgfError",
+    "SgfGame",
+    "SgfNode",
+    "__version__",
+    "playouts",
+    "read_sgf_collection",
+    "solve",
+    "svg",
+    "write_sgf_collection",
+]
 __version__: str
 
-_Coordinate: TypeAlias = Union[str, tuple[int, int]]
+_Coordinate: TypeAlias = Union[str, tuple[SupportsIndex, SupportsIndex]]
 """The kata form ``"7A"`` (row number, column letter), the GTP form ``"A7"``, or a 0-based
-``(row, col)`` tuple indexing ``board``."""
+``(row, col)`` tuple indexing ``board`` (ints, or numpy integers: anything with ``__index__``
+but a bool)."""
 
 _Color: TypeAlias = Literal["black", "white", "b", "w", "x", "o", "Black", "White", "B", "W", "X", "O", "BLACK", "WHITE"]
 """A colour; any case is accepted at run time."""
@@ -42,21 +56,38 @@ class _PlayoutSummary(TypedDict):
     mean_moves: float
 
 def playouts(
-    game: Go, n: int, seed: int | None = None, max_moves: int | None = None, komi: float = 0.5
+    game: Go,
+    n: SupportsIndex,
+    seed: SupportsIndex | None = None,
+    max_moves: SupportsIndex | None = None,
+    komi: float = 0.5,
 ) -> _PlayoutSummary:
-    """``n`` light random playouts from ``game``'s position, aggregated; releases the GIL."""
+    """``n`` light random playouts from ``game``'s position, aggregated; releases the GIL and
+    raises ``KeyboardInterrupt`` promptly on Ctrl-C."""
 
 def solve(text: str) -> str:
     """Solves the puzzle "A Game of Go": the final board lines, or ``NOT_VALID``."""
 
 class IllegalMoveError(ValueError):
-    """A move that breaks the rules: occupied point, suicide or ko."""
+    """A move that breaks the rules: occupied point, suicide or ko (a move may not recreate the
+    position as it was before the last turn). The attributes are ``None`` on an error made
+    from a message alone, ``IllegalMoveError("...")``."""
+
+    coord: str | None
+    """The point, in the kata form (``"7A"``)."""
+    color: Literal["black", "white"] | None
+    reason: str | None
+    """``"occupied"``, ``"suicide"`` or ``"ko"`` (``str``, so that ``gokata.client``'s subclass
+    can carry the server's reasons too)."""
 
 @final
 class Go:
-    """A game of Go under the kata's rules."""
+    """A game of Go under the kata's rules: black first, captures, no suicide, and ko: a move
+    may not recreate the position as it was before the last turn (a pass is a turn). One game
+    may be shared between threads: each call is atomic (``play_many`` over an iterator other
+    than a list or tuple: each move)."""
 
-    def __new__(cls, height: int, width: int | None = None) -> Go: ...
+    def __new__(cls, height: SupportsIndex, width: SupportsIndex | None = None) -> Go: ...
     @property
     def board(self) -> list[list[str]]:
         """Rows of ``'.'``, ``'x'`` (black), ``'o'`` (white), top row first; a new list each time."""
@@ -85,7 +116,9 @@ class Go:
         """The stones (kata form) a legal move at ``coord`` would capture."""
     def score(self, komi: float = 0.5) -> _Score:
         """Area score of the position, ``komi`` added to white; every stone counts as alive."""
-    def playout(self, seed: int | None = None, max_moves: int | None = None, komi: float = 0.5) -> _PlayoutResult:
+    def playout(
+        self, seed: SupportsIndex | None = None, max_moves: SupportsIndex | None = None, komi: float = 0.5
+    ) -> _PlayoutResult:
         """A light random playout from this position, on a copy; its final score and length."""
     def legal_mask(
         self, color: _Color | None = None
@@ -97,19 +130,155 @@ class Go:
         """Plays each coordinate in turn for the side to move; raises on the first illegal one."""
     def pass_turn(self) -> None:
         """The side to move passes."""
-    def handicap_stones(self, n: int) -> None:
-        """Places ``n`` black handicap stones on a 9x9, 13x13 or 19x19 board before the first turn."""
+    def handicap_stones(self, n: SupportsIndex) -> None:
+        """Places ``n`` black handicap stones on an empty 9x9, 13x13 or 19x19 board before the
+        first turn."""
     def get_position(self, coord: _Coordinate) -> str:
         """``'x'``, ``'o'`` or ``'.'`` at ``coord``."""
-    def rollback(self, n: int) -> None:
+    def rollback(self, n: SupportsIndex) -> None:
         """Undoes the last ``n`` turns."""
     def reset(self) -> None:
         """Back to an empty board of the same size, black to move, no history."""
+    def __reduce__(self) -> tuple[type[Go], tuple[int, int], tuple[object, ...]]: ...
     def __getnewargs__(self) -> tuple[int, int]: ...
     def __getstate__(self) -> tuple[object, ...]: ...
     def __setstate__(self, state: tuple[object, ...]) -> None: ...
     def __copy__(self) -> Go: ...
     def __deepcopy__(self, memo: object) -> Go: ...
+    @staticmethod
+    def from_sgf(data: Union[str, bytes, bytearray], strict: bool = True) -> Go:
+        """A game from SGF (str, or bytes decoded by ``CA[...]``, a byte-order mark or a
+        guess): the main line of the file's first game, replayed with the engine's rules.
+        ``strict`` raises ``SgfError`` at the file's first problem; ``strict=False`` reads what
+        can be read (``read_sgf_collection`` lists the problems). A board past 25x25 raises
+        ``SgfError`` (a ``ValueError``) naming its size either way."""
+    def to_sgf(self) -> str:
+        """The game as SGF (``FF[4]``, ``GM[1]``): its size, start position (handicap as ``HA``
+        and ``AB``), whose turn, and every turn; ``Go.from_sgf`` reads it back to the same game."""
+    def _repr_svg_(self) -> str:
+        """The picture Jupyter shows: ``gokata.svg(self)``."""
+
+class SgfError(ValueError):
+    """An SGF file that cannot be read (strict mode: its first problem). ``line`` and
+    ``column`` (from 1; columns in characters) say where; both 0 on an error made from a
+    message alone."""
+
+    line: int
+    column: int
+
+_Problem: TypeAlias = tuple[int, int, str]
+"""``(line, column, message)``: where in the file (from 1), and what."""
+
+@final
+class SgfNode:
+    """A node of an ``SgfGame``'s tree."""
+
+    @property
+    def properties(self) -> dict[str, list[str]]:
+        """Identifier to values (as text: escapes resolved), in file order."""
+    @property
+    def children(self) -> list[SgfNode]:
+        """The variations from here; the first continues the main line."""
+    @property
+    def parent(self) -> SgfNode | None: ...
+    @property
+    def move(self) -> tuple[Literal["black", "white"], str | None] | None:
+        """``("black", "4D")``, ``("white", None)`` for a pass, ``None`` without a move (or
+        when its value is not a point on the board)."""
+    @property
+    def move_number(self) -> int:
+        """Moves (``B`` and ``W``, passes included) from the root to here."""
+    @property
+    def line(self) -> int:
+        """Where the node's ``;`` is in the file (from 1)."""
+    @property
+    def column(self) -> int: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+@final
+class SgfGame:
+    """One game of an SGF collection as read: root properties, the tree of variations, the
+    problems found, and the game at any node. Read-only."""
+
+    @property
+    def properties(self) -> dict[str, list[str]]:
+        """The root's properties: identifier to values (as text), in file order."""
+    @property
+    def root(self) -> SgfNode: ...
+    @property
+    def problems(self) -> list[_Problem]:
+        """Problems reading the game and replaying its main line, in file order."""
+    @property
+    def encoding(self) -> str:
+        """The encoding the file was read in: ``"UTF-8"``, ``"GBK"``, ``"Shift_JIS"``..."""
+    @property
+    def size(self) -> dict[str, int]:
+        """``{"height": h, "width": w}`` from ``SZ`` (19x19 without one)."""
+    @property
+    def black_player(self) -> str | None:
+        """``PB``."""
+    @property
+    def white_player(self) -> str | None:
+        """``PW``."""
+    @property
+    def black_rank(self) -> str | None:
+        """``BR``."""
+    @property
+    def white_rank(self) -> str | None:
+        """``WR``."""
+    @property
+    def result(self) -> str | None:
+        """``RE``: ``"B+R"``, ``"W+3.5"``, ``"0"`` (a draw)..."""
+    @property
+    def komi(self) -> float | None:
+        """``KM`` as a number (``None`` without one, or if it is not a number)."""
+    @property
+    def rules(self) -> str | None:
+        """``RU``."""
+    @property
+    def date(self) -> str | None:
+        """``DT``."""
+    @property
+    def handicap(self) -> int | None:
+        """``HA`` as a number."""
+    @property
+    def event(self) -> str | None:
+        """``EV``."""
+    @property
+    def game_name(self) -> str | None:
+        """``GN``."""
+    def main_line(self) -> list[SgfNode]:
+        """The root, then each node's first child."""
+    def replay(self, node: SgfNode | None = None, strict: bool | None = None) -> Go:
+        """The game at ``node`` (default: the end of the main line). ``strict`` (default: as
+        read) raises ``SgfError`` on a move the rules forbid; lenient, it is carried out as the
+        record says."""
+    def to_sgf(self) -> str:
+        """The game as SGF: every property and variation as read (``FF[4]``, ``GM[1]``,
+        ``CA[UTF-8]`` in the root)."""
+
+def read_sgf_collection(data: Union[str, bytes, bytearray], strict: bool = True) -> list[SgfGame]:
+    """Every game of an SGF collection. ``strict`` raises ``SgfError`` at the first problem;
+    lenient, each game lists its ``problems`` (a file without a game gives ``[]``)."""
+
+def write_sgf_collection(games: Iterable[Union[Go, SgfGame]]) -> str:
+    """One SGF collection of the games given (``Go.to_sgf`` or ``SgfGame.to_sgf`` each)."""
+
+def svg(
+    game: Go,
+    size: SupportsIndex | None = None,
+    coordinates: bool = True,
+    *,
+    last_move: bool = True,
+    marks: Iterable[_Coordinate] | None = None,
+    fill: Mapping[_Coordinate, str] | None = None,
+    style: Literal["wood", "plain"] = "wood",
+    caption: bool = True,
+) -> str:
+    """An SVG picture of ``game``: board, lines, star points, coordinates, stones, the last move
+    ringed, the ko point, a caption (side to move, captures), the board as text in ``<desc>``.
+    ``size``: width in pixels; ``marks``: points to cross; ``fill``: points to shade."""
 
 @final
 class Server:
@@ -118,13 +287,13 @@ class Server:
     Opens the database, binds the address (port 0 picks a free one) and serves until
     ``stop()``. A context manager. It installs no signal handler."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         host: str = "127.0.0.1",
-        port: Optional[int] = None,
+        port: SupportsIndex = 8080,
         db: Union[str, "os.PathLike[str]"] = "gokata.sqlite3",
-        move_time: Optional[float] = None,
-    ) -> None: ...
+        move_time: float = 300.0,
+    ) -> Server: ...
     @property
     def url(self) -> str:
         """``http://HOST:PORT/``"""

@@ -39,7 +39,10 @@ def _add_play(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "play",
         help="two people play at this terminal",
         description="Two people play at this terminal, typing one command per line "
-        "(a point like 7A, pass, undo, reset, handicap, help, quit).",
+        "(a point like 7A, pass, undo, reset, handicap, help, quit). Two passes in a row end "
+        "the game, scored by area with komi 0.5 for white.",
+        epilog="Exit status: 0 when the game ends (two passes, or quit), 1 when the input ends "
+        "first or the output cannot be written, 130 on Ctrl-C.",
     )
     play.add_argument("--size", type=_board_size, default=9, help="board height (default 9)")
     play.add_argument("--width", type=_board_size, help="board width (default: the same as --size)")
@@ -54,14 +57,23 @@ def _play(args: argparse.Namespace) -> int:
     if isinstance(sys.stdout, io.TextIOWrapper):
         sys.stdout.reconfigure(errors="backslashreplace")
     try:
-        PlaySession(game, sys.stdout).run(sys.stdin)
+        ended = PlaySession(game, sys.stdout, prompt=sys.stdin.isatty()).run(sys.stdin)
     except KeyboardInterrupt:
         print()
         return 130
-    except BrokenPipeError:  # the reader went away, as in `gokata play | head`
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
-        return 1
-    return 0
+    except OSError as error:  # the output closed (`gokata play | head`) or full (`> /dev/full`)
+        return _output_failed("play", error)
+    return 0 if ended else 1
+
+
+def _output_failed(command: str, error: OSError) -> int:
+    """Standard output could not be written: quietly for a closed pipe (the reader went away),
+    else one line on standard error. Status 1; nothing more is written at exit."""
+    if not isinstance(error, BrokenPipeError):
+        reason = error.strerror or str(error)
+        print(f"gokata {command}: cannot write the output: {reason}", file=sys.stderr, flush=True)
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+    return 1
 
 
 def _add_solve(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -71,6 +83,8 @@ def _add_solve(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
         description="Reads the size S, the move count M, S board lines of . B W and M moves "
         "'COLOR ROW COL' (0-based, row 0 at the top) from standard input; prints the board "
         "after the moves, or NOT_VALID if a move is illegal.",
+        epilog="Exit status: 0 when it printed the answer, 1 for malformed input or output that "
+        "cannot be written, 130 on Ctrl-C.",
     )
     solver.set_defaults(run=_solve)
 
@@ -78,14 +92,20 @@ def _add_solve(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
 def _solve(args: argparse.Namespace) -> int:
     try:
         text = sys.stdin.buffer.read().decode("utf-8")
+        answer = solve(text)
+        sys.stdout.write(answer + "\n")
+        sys.stdout.flush()  # here, so that a write error is caught and not met at exit
     except UnicodeDecodeError as error:
         print(f"gokata solve: the input is not UTF-8 text (byte {error.start})", file=sys.stderr)
         return 1
-    try:
-        print(solve(text))
     except ValueError as error:
         print(f"gokata solve: {error}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print("gokata solve: interrupted", file=sys.stderr)
+        return 130
+    except OSError as error:  # the output closed (`gokata solve | head -0`) or full
+        return _output_failed("solve", error)
     return 0
 
 

@@ -1,22 +1,44 @@
 //! The `Go` class.
 
+use std::sync::{Mutex, MutexGuard};
+
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+use pyo3::sync::MutexExt;
+use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
 
-use super::arguments::{color, color_or, point, point_or_error, position_rows, whole_number};
+use super::arguments::{
+    color, optional_color, point, point_or_error, position_rows, whole_number, Komi, Size,
+};
 use super::batch::{self, legal_mask_bytes, score_dict};
 use super::errors::to_py_err;
 use super::names::point_names;
 use super::pickling;
-use crate::engine::{area_score, game_from_position, render, Board, Color, Game, GoError};
+use crate::engine::{area_score, game_from_position, playout_until, render, Color, Game, GoError};
 
-/// A game of Go under the kata's rules. Coordinates are row number then column letter
-/// (`"7A"`; row 1 is the bottom row, there is no column I), or `"A7"`, or a `(row, col)` tuple.
-#[pyclass(module = "gokata")]
-#[derive(Clone)]
+/// A game of Go under the kata's rules: black first, captures, no suicide, and ko: a move may
+/// not recreate the position as it was before the last turn (a pass is a turn). Coordinates
+/// are row number then column letter (`"7A"`; row 1 is the bottom row, there is no column I),
+/// or `"A7"`, or a `(row, col)` tuple.
+///
+/// Threads: one `Go` may be shared. Every call reads its arguments first, then holds the
+/// game's lock while it reads or changes the game (running no Python code meanwhile), so each
+/// call is atomic: `move(*coords)` and `play_many` with a list or tuple play all their moves
+/// under one hold; `play_many` with any other iterable holds it for one move at a time.
+#[pyclass(module = "gokata", frozen)]
 pub struct Go {
-    game: Game,
+    /// The board size, which never changes (`__setstate__` refuses another size), so that
+    /// coordinates can be read without the lock.
+    size: Size,
+    game: Mutex<Game>,
+}
+
+/// A turn of `play_many`: a pass or a point `(row, col)`.
+#[derive(Clone, Copy)]
+enum Turn {
+    Pass,
+    Move(usize, usize),
 }
 
 #[pymethods]
@@ -33,19 +55,24 @@ impl Go {
         // The engine's error, but with the numbers as given (negative ones included).
         let game = Game::new(size(height), size(width))
             .map_err(|_| to_py_err(GoError::BoardSize { height, width }))?;
-        Ok(Go { game })
+        Ok(Go::with_game(game))
     }
 
     /// The board as rows of `'.'`, `'x'` (black), `'o'` (white), top row first. A new list each time.
     #[getter]
     fn board<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let cells: Vec<usize> = {
+            let game = self.lock(py)?;
+            let board = game.board();
+            board
+                .points()
+                .map(|p| board.stone(p).map_or(0, |c| c as usize))
+                .collect()
+        };
         let symbols = [intern!(py, "."), intern!(py, "x"), intern!(py, "o")];
-        let board = self.game.board();
-        let rows = (0..board.height()).map(|row| {
-            let cells = (0..board.width())
-                .map(|col| symbols[board.stone(board.point(row, col)).map_or(0, |c| c as usize)]);
-            PyList::new(py, cells)
-        });
+        let rows = cells
+            .chunks(self.size.1)
+            .map(|row| PyList::new(py, row.iter().map(|&cell| symbols[cell])));
         PyList::new(py, rows.collect::<PyResult<Vec<_>>>()?)
     }
 
@@ -53,29 +80,53 @@ impl Go {
     #[getter]
     fn size<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let dict = PyDict::new(py);
-        dict.set_item(intern!(py, "height"), self.game.board().height())?;
-        dict.set_item(intern!(py, "width"), self.game.board().width())?;
+        dict.set_item(intern!(py, "height"), self.size.0)?;
+        dict.set_item(intern!(py, "width"), self.size.1)?;
         Ok(dict)
     }
 
     /// `"black"` or `"white"`: the side to move.
     #[getter]
-    fn turn<'py>(&self, py: Python<'py>) -> &Bound<'py, PyString> {
-        match self.game.to_move() {
-            Color::Black => intern!(py, "black"),
-            Color::White => intern!(py, "white"),
-        }
+    fn turn<'py>(&self, py: Python<'py>) -> PyResult<&Bound<'py, PyString>> {
+        let to_move = self.lock(py)?.to_move();
+        Ok(color_name(py, to_move))
     }
 
     /// Plays each coordinate in turn for the side to move. If one is illegal it raises, and the
     /// moves before it stay played.
     #[pyo3(signature = (*coords))]
-    fn r#move(&mut self, coords: &Bound<'_, PyTuple>) -> PyResult<()> {
-        for coord in coords.iter() {
-            let p = point(self.game.board(), &coord)?;
-            self.game.play(p).map_err(to_py_err)?;
+    fn r#move(&self, py: Python<'_>, coords: &Bound<'_, PyTuple>) -> PyResult<()> {
+        if coords.len() == 1 {
+            let (row, col) = point(self.size, &coords.get_item(0)?)?;
+            let mut game = self.lock(py)?;
+            let p = game.board().point(row, col);
+            let played = game.play(p);
+            drop(game);
+            return played.map_err(to_py_err);
         }
-        Ok(())
+        // Every coordinate is read first; they are played in order up to the first malformed
+        // one, whose error is raised after the moves before it (as if read one by one).
+        let mut points = Vec::with_capacity(coords.len());
+        let mut malformed = None;
+        for coord in coords.iter() {
+            match point(self.size, &coord) {
+                Ok(row_col) => points.push(row_col),
+                Err(error) => {
+                    malformed = Some(error);
+                    break;
+                }
+            }
+        }
+        let mut game = self.lock(py)?;
+        for (row, col) in points {
+            let p = game.board().point(row, col);
+            if let Err(illegal) = game.play(p) {
+                drop(game);
+                return Err(to_py_err(illegal));
+            }
+        }
+        drop(game);
+        malformed.map_or(Ok(()), Err)
     }
 
     /// A game from a position: `rows` top row first, each a str or a list of one-character
@@ -89,23 +140,32 @@ impl Go {
         previous: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let rows = position_rows(rows, "rows")?;
-        let to_move = color_or(turn, Color::Black)?;
+        let to_move = optional_color(turn)?.unwrap_or(Color::Black);
         let previous = previous.map(|p| position_rows(p, "previous")).transpose()?;
         let game = game_from_position(&rows, to_move, previous.as_deref()).map_err(to_py_err)?;
-        Ok(Go { game })
+        Ok(Go::with_game(game))
     }
 
     /// `color` plays at `coord`, whoever's turn it is; then the other colour is to move.
-    fn play(&mut self, color: &Bound<'_, PyAny>, coord: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn play(&self, py: Python<'_>, color: &Bound<'_, PyAny>, coord: &Bound<'_, PyAny>) -> PyResult<()> {
         let color = self::color(color)?;
-        let p = point(self.game.board(), coord)?;
-        self.game.play_as(color, p).map_err(to_py_err)
+        let (row, col) = point(self.size, coord)?;
+        let mut game = self.lock(py)?;
+        let p = game.board().point(row, col);
+        let played = game.play_as(color, p);
+        drop(game);
+        played.map_err(to_py_err)
     }
 
     /// Whether `color` (default: the side to move) may play at `coord`. Off the board is `False`.
     #[pyo3(signature = (coord, color = None))]
-    fn is_legal(&self, coord: &Bound<'_, PyAny>, color: Option<&Bound<'_, PyAny>>) -> PyResult<bool> {
-        Ok(self.illegal_reason(coord, color)?.is_none())
+    fn is_legal(
+        &self,
+        py: Python<'_>,
+        coord: &Bound<'_, PyAny>,
+        color: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<bool> {
+        Ok(self.illegal_reason(py, coord, color)?.is_none())
     }
 
     /// Why `color` (default: the side to move) may not play at `coord`: `"occupied"`,
@@ -113,14 +173,20 @@ impl Go {
     #[pyo3(signature = (coord, color = None))]
     fn illegal_reason(
         &self,
+        py: Python<'_>,
         coord: &Bound<'_, PyAny>,
         color: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Option<&'static str>> {
-        let color = color_or(color, self.game.to_move())?;
-        Ok(match point_or_error(self.game.board(), coord)? {
-            Ok(p) => self.game.board().illegal_reason(p, color).map(|r| r.name()),
-            Err(_) => Some("off-board"),
-        })
+        let color = optional_color(color)?;
+        let Ok((row, col)) = point_or_error(self.size, coord)? else {
+            return Ok(Some("off-board"));
+        };
+        let game = self.lock(py)?;
+        let color = color.unwrap_or(game.to_move());
+        let board = game.board();
+        Ok(board
+            .illegal_reason(board.point(row, col), color)
+            .map(|r| r.name()))
     }
 
     /// Every point where `color` (default: the side to move) may play, in the kata form, row by
@@ -131,9 +197,14 @@ impl Go {
         py: Python<'py>,
         color: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let color = color_or(color, self.game.to_move())?;
-        let board = self.game.board();
-        point_names(py, board, board.legal_moves(color))
+        let color = optional_color(color)?;
+        let points: Vec<(usize, usize)> = {
+            let game = self.lock(py)?;
+            let board = game.board();
+            let color = color.unwrap_or(game.to_move());
+            board.legal_moves(color).map(|p| board.row_col(p)).collect()
+        };
+        point_names(py, self.size, points)
     }
 
     /// The stones, in the kata form, that a move of `color` (default: the side to move) at
@@ -145,36 +216,61 @@ impl Go {
         coord: &Bound<'py, PyAny>,
         color: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let color = color_or(color, self.game.to_move())?;
-        let board = self.game.board();
-        let p = point(board, coord)?;
-        self.game.check_move(color, p).map_err(to_py_err)?;
-        let mut captured = board.captures(p, color);
-        captured.sort_unstable();
-        point_names(py, board, captured.into_iter())
+        let color = optional_color(color)?;
+        let (row, col) = point(self.size, coord)?;
+        let captured: Result<Vec<(usize, usize)>, GoError> = {
+            let game = self.lock(py)?;
+            let board = game.board();
+            let color = color.unwrap_or(game.to_move());
+            let p = board.point(row, col);
+            game.check_move(color, p).map(|()| {
+                let mut captured: Vec<_> = board
+                    .captures(p, color)
+                    .into_iter()
+                    .map(|q| board.row_col(q))
+                    .collect();
+                captured.sort_unstable();
+                captured
+            })
+        };
+        point_names(py, self.size, captured.map_err(to_py_err)?)
     }
 
     /// Area score: stones plus empty regions touching only that colour (every stone counts as
     /// alive), `komi` added to white. `{"black", "white", "komi", "winner"}`.
-    #[pyo3(signature = (komi = 0.5))]
-    fn score<'py>(&self, py: Python<'py>, komi: f64) -> PyResult<Bound<'py, PyDict>> {
-        score_dict(py, &area_score(self.game.board(), batch::komi(komi)?))
+    #[pyo3(signature = (komi = Komi(0.5)), text_signature = "($self, komi=0.5)")]
+    fn score<'py>(&self, py: Python<'py>, komi: Komi) -> PyResult<Bound<'py, PyDict>> {
+        let score = area_score(self.lock(py)?.board(), komi.0);
+        score_dict(py, &score)
     }
 
     /// A light random playout from this position on a copy (the game is not changed): each
     /// move uniformly random among the legal moves that do not fill the mover's own simple eye,
     /// a pass when none is left, until two passes in a row or `max_moves` (default three per
     /// point). Returns the final position's score and `"moves"`, the turns played.
-    #[pyo3(signature = (seed = None, max_moves = None, komi = 0.5))]
+    #[pyo3(
+        signature = (seed = None, max_moves = None, komi = Komi(0.5)),
+        text_signature = "($self, seed=None, max_moves=None, komi=0.5)"
+    )]
     fn playout<'py>(
         &self,
         py: Python<'py>,
         seed: Option<&Bound<'py, PyAny>>,
         max_moves: Option<&Bound<'py, PyAny>>,
-        komi: f64,
+        komi: Komi,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let cap = batch::max_moves(self, max_moves)?;
-        let result = self.game.playout(cap, batch::komi(komi)?, &mut batch::rng(seed)?);
+        let komi = komi.0;
+        let cap = batch::max_moves(self.size, max_moves)?;
+        let mut rng = batch::rng(seed)?;
+        // The board alone is copied (as the engine's playout would copy it anyway), then
+        // played on without the lock.
+        let (mut board, to_move, after_pass) = {
+            let game = self.lock(py)?;
+            (game.board().clone(), game.to_move(), game.last_turn_was_pass())
+        };
+        let result = batch::until_interrupted(true, |stop| {
+            playout_until(&mut board, to_move, after_pass, cap, komi, &mut rng, stop)
+        })?;
         let dict = score_dict(py, &result.score)?;
         dict.set_item(intern!(py, "moves"), result.moves)?;
         Ok(dict)
@@ -189,18 +285,21 @@ impl Go {
         py: Python<'py>,
         color: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let color = color_or(color, self.game.to_move())?;
-        let flags = legal_mask_bytes(py, self, color);
+        let color = optional_color(color)?;
+        let flags = {
+            let game = self.lock(py)?;
+            legal_mask_bytes(&game, color.unwrap_or(game.to_move()))
+        };
+        let flags = pyo3::types::PyBytes::new(py, &flags);
         let Some(numpy) = batch::numpy(py)? else {
             return Ok(flags.into_any());
         };
-        let board = self.game.board();
         let array = numpy.call_method1(
             intern!(py, "frombuffer"),
             (flags, numpy.getattr(intern!(py, "bool_"))?),
         )?;
         array
-            .call_method1(intern!(py, "reshape"), (board.height(), board.width()))?
+            .call_method1(intern!(py, "reshape"), self.size)?
             .call_method0(intern!(py, "copy"))
     }
 
@@ -208,21 +307,39 @@ impl Go {
     /// and returns how many were played: fewer than given when one is illegal, which is then
     /// left unplayed with the game as it was before it. A malformed coordinate raises
     /// `ValueError`, the moves before it staying played.
-    fn play_many(&mut self, coords: &Bound<'_, PyAny>) -> PyResult<usize> {
+    fn play_many(&self, py: Python<'_>, coords: &Bound<'_, PyAny>) -> PyResult<usize> {
+        if coords.is_instance_of::<PyList>() || coords.is_instance_of::<PyTuple>() {
+            // All read first, then played under one hold of the lock.
+            let mut turns = Vec::new();
+            let mut malformed = None;
+            for coord in coords.try_iter()? {
+                match self.turn_of(&coord?) {
+                    Ok(turn) => turns.push(turn),
+                    Err(error) => {
+                        malformed = Some(error);
+                        break;
+                    }
+                }
+            }
+            let played = {
+                let mut game = self.lock(py)?;
+                play_turns(&mut game, &turns)
+            };
+            return match malformed {
+                Some(error) if played == turns.len() => Err(error),
+                _ => Ok(played),
+            };
+        }
+        // Any other iterable may run Python code between items: one move at a time.
         let mut played = 0;
         for coord in coords.try_iter()? {
-            let coord = coord?;
-            if coord.is_none()
-                || coord
-                    .extract::<&str>()
-                    .is_ok_and(|s| s.eq_ignore_ascii_case("pass"))
-            {
-                self.game.pass();
-            } else {
-                let p = point(self.game.board(), &coord)?;
-                if self.game.play(p).is_err() {
-                    break;
-                }
+            let turn = self.turn_of(&coord?)?;
+            let played_it = {
+                let mut game = self.lock(py)?;
+                play_turns(&mut game, &[turn]) == 1
+            };
+            if !played_it {
+                break;
             }
             played += 1;
         }
@@ -230,14 +347,16 @@ impl Go {
     }
 
     /// The side to move passes.
-    fn pass_turn(&mut self) {
-        self.game.pass();
+    fn pass_turn(&self, py: Python<'_>) -> PyResult<()> {
+        self.lock(py)?.pass();
+        Ok(())
     }
 
     /// Places `n` black handicap stones (9x9: up to 5; 13x13 and 19x19: up to 9) before the first turn.
-    fn handicap_stones(&mut self, n: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn handicap_stones(&self, py: Python<'_>, n: &Bound<'_, PyAny>) -> PyResult<()> {
         let stones = whole_number(n, "n")?;
-        self.game.place_handicap(stones).map_err(to_py_err)
+        let placed = self.lock(py)?.place_handicap(stones);
+        placed.map_err(to_py_err)
     }
 
     /// `'x'`, `'o'` or `'.'` at a coordinate.
@@ -246,8 +365,12 @@ impl Go {
         py: Python<'py>,
         coord: &Bound<'py, PyAny>,
     ) -> PyResult<&Bound<'py, PyString>> {
-        let p = point(self.game.board(), coord)?;
-        Ok(match self.game.board().stone(p) {
+        let (row, col) = point(self.size, coord)?;
+        let stone = {
+            let game = self.lock(py)?;
+            game.board().stone(game.board().point(row, col))
+        };
+        Ok(match stone {
             None => intern!(py, "."),
             Some(Color::Black) => intern!(py, "x"),
             Some(Color::White) => intern!(py, "o"),
@@ -255,61 +378,163 @@ impl Go {
     }
 
     /// Undoes the last `n` turns (moves and passes).
-    fn rollback(&mut self, n: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn rollback(&self, py: Python<'_>, n: &Bound<'_, PyAny>) -> PyResult<()> {
         let turns = whole_number(n, "n")?;
-        self.game.rollback(turns).map_err(to_py_err)
+        let rolled_back = self.lock(py)?.rollback(turns);
+        rolled_back.map_err(to_py_err)
     }
 
     /// Back to an empty board of the same size, black to move, no history.
-    fn reset(&mut self) {
-        self.game.reset();
+    fn reset(&self, py: Python<'_>) -> PyResult<()> {
+        self.lock(py)?.reset();
+        Ok(())
     }
 
     /// The number of turns (moves and passes) played and not rolled back.
     #[getter]
-    fn move_number(&self) -> usize {
-        self.game.turns_played()
+    fn move_number(&self, py: Python<'_>) -> PyResult<usize> {
+        Ok(self.lock(py)?.turns_played())
     }
 
-    fn __str__(&self) -> String {
-        render(self.game.board())
+    fn __str__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(render(self.lock(py)?.board()))
     }
 
-    fn __repr__(&self) -> String {
-        let board: &Board = self.game.board();
-        format!(
-            "<Go {}x{}, {} to move, {} turns played>",
-            board.height(),
-            board.width(),
-            self.game.to_move(),
-            self.game.turns_played()
-        )
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let (to_move, turns) = {
+            let game = self.lock(py)?;
+            (game.to_move(), game.turns_played())
+        };
+        Ok(format!(
+            "<Go {}x{}, {to_move} to move, {turns} turn{} played>",
+            self.size.0,
+            self.size.1,
+            if turns == 1 { "" } else { "s" }
+        ))
     }
 
-    fn __getnewargs__(&self) -> (usize, usize) {
-        (self.game.board().height(), self.game.board().width())
+    /// Pickling, for every protocol (0 and 1 included): `Go(height, width)`, then
+    /// `__setstate__` with the game's record.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyType>, Size, Bound<'py, PyTuple>)> {
+        let this = slf.get();
+        Ok((slf.get_type(), this.size, this.__getstate__(slf.py())?))
+    }
+
+    fn __getnewargs__(&self) -> Size {
+        self.size
     }
 
     fn __getstate__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        pickling::state(py, &self.game)
+        let record = self.lock(py)?.record();
+        pickling::state(py, &record)
     }
 
-    fn __setstate__(&mut self, state: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.game = pickling::game_from_state(state)?;
+    /// Replaces the game with the one `state` describes, which must be of this game's size;
+    /// a malformed state raises `ValueError` and changes nothing.
+    fn __setstate__(&self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<()> {
+        let record = pickling::record_from_state(state)?;
+        let game = pickling::replay(&record)?;
+        let size = (game.board().height(), game.board().width());
+        if size != self.size {
+            return Err(PyValueError::new_err(format!(
+                "the state is of a {}x{} game, not of this {}x{} one",
+                size.0, size.1, self.size.0, self.size.1
+            )));
+        }
+        *self.lock(py)? = game;
         Ok(())
     }
 
-    fn __copy__(&self) -> Self {
-        self.clone()
+    /// A game from SGF (str or bytes): the main line of the file's first game, replayed with
+    /// the engine's rules. `strict` raises `SgfError` (a `ValueError` with `line` and `column`)
+    /// at the file's first problem; `strict=False` reads what can be read (see
+    /// `read_sgf_collection` for the list of problems).
+    #[staticmethod]
+    #[pyo3(signature = (data, strict = true))]
+    fn from_sgf(py: Python<'_>, data: &Bound<'_, PyAny>, strict: bool) -> PyResult<Self> {
+        super::sgf::go_from_sgf(py, data, strict)
     }
 
-    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
-        self.clone()
+    /// The game as SGF (FF[4]): its size, start position (handicap as `HA` and `AB`), whose
+    /// turn, and every turn on record; `Go.from_sgf` reads it back to the same game.
+    fn to_sgf(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(super::sgf::game_to_sgf(&self.position(py)?))
+    }
+
+    /// The picture Jupyter shows: `gokata.svg(self)`.
+    fn _repr_svg_(&self, py: Python<'_>) -> PyResult<String> {
+        super::svg::default_svg(&self.position(py)?)
+    }
+
+    fn __copy__(&self, py: Python<'_>) -> PyResult<Self> {
+        Ok(Go::with_game(self.position(py)?))
+    }
+
+    fn __deepcopy__(&self, py: Python<'_>, _memo: &Bound<'_, PyAny>) -> PyResult<Self> {
+        self.__copy__(py)
     }
 }
 
 impl Go {
-    pub(crate) fn game(&self) -> &Game {
-        &self.game
+    pub(crate) fn with_game(game: Game) -> Go {
+        Go {
+            size: (game.board().height(), game.board().width()),
+            game: Mutex::new(game),
+        }
+    }
+
+    pub(crate) fn board_size(&self) -> Size {
+        self.size
+    }
+
+    /// The game, held until the guard is dropped. Waiting for it detaches from Python, so the
+    /// thread holding it (which runs no Python code meanwhile) can always finish.
+    pub(crate) fn lock(&self, py: Python<'_>) -> PyResult<MutexGuard<'_, Game>> {
+        self.game.lock_py_attached(py).map_err(|_| {
+            PyRuntimeError::new_err(
+                "this game is unusable: an internal error (a panic) interrupted a call on it",
+            )
+        })
+    }
+
+    /// A copy of the game, to work on without the lock.
+    pub(crate) fn position(&self, py: Python<'_>) -> PyResult<Game> {
+        Ok(self.lock(py)?.clone())
+    }
+
+    /// A `play_many` item: `None` or `"pass"` (any case) for a pass, else a coordinate.
+    fn turn_of(&self, coord: &Bound<'_, PyAny>) -> PyResult<Turn> {
+        if coord.is_none()
+            || coord
+                .cast::<PyString>()
+                .is_ok_and(|s| s.to_str().is_ok_and(|s| s.eq_ignore_ascii_case("pass")))
+        {
+            return Ok(Turn::Pass);
+        }
+        let (row, col) = point(self.size, coord)?;
+        Ok(Turn::Move(row, col))
+    }
+}
+
+/// Plays `turns` in order until one is illegal; how many were played.
+fn play_turns(game: &mut Game, turns: &[Turn]) -> usize {
+    for (played, &turn) in turns.iter().enumerate() {
+        match turn {
+            Turn::Pass => game.pass(),
+            Turn::Move(row, col) => {
+                let p = game.board().point(row, col);
+                if game.play(p).is_err() {
+                    return played;
+                }
+            }
+        }
+    }
+    turns.len()
+}
+
+fn color_name(py: Python<'_>, color: Color) -> &Bound<'_, PyString> {
+    match color {
+        Color::Black => intern!(py, "black"),
+        Color::White => intern!(py, "white"),
     }
 }

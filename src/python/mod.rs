@@ -8,6 +8,8 @@ mod names;
 mod pickling;
 #[cfg(feature = "server")]
 mod server;
+mod sgf;
+mod svg;
 
 use pyo3::prelude::*;
 
@@ -19,14 +21,24 @@ fn solve(text: &str) -> PyResult<String> {
     crate::puzzle::solve(text).map_err(errors::to_py_err)
 }
 
-#[pymodule]
+/// `gil_used = true`: on a free-threaded Python the GIL stays on while gokata is imported.
+/// `Go` is built to be shared between threads (each call holds the game's lock), but gokata
+/// is tested only on Pythons with the GIL (PyO3 0.30 would otherwise declare the module
+/// free-threading safe by default).
+#[pymodule(gil_used = true)]
 fn _gokata(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<go::Go>()?;
     m.add_function(wrap_pyfunction!(solve, m)?)?;
     m.add_function(wrap_pyfunction!(batch::playouts, m)?)?;
     #[cfg(feature = "server")]
     m.add_class::<server::Server>()?;
-    m.add("IllegalMoveError", m.py().get_type::<errors::IllegalMoveError>())?;
+    errors::add_to_module(m)?;
+    errors::add_sgf_error(m)?;
+    m.add_class::<sgf::SgfGame>()?;
+    m.add_class::<sgf::SgfNode>()?;
+    m.add_function(wrap_pyfunction!(sgf::read_sgf_collection, m)?)?;
+    m.add_function(wrap_pyfunction!(sgf::write_sgf_collection, m)?)?;
+    m.add_function(wrap_pyfunction!(svg::svg, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -28,7 +28,10 @@ pub struct Server {
 #[pymethods]
 impl Server {
     #[new]
-    #[pyo3(signature = (host = "127.0.0.1".to_string(), port = None, db = PathBuf::from("gokata.sqlite3"), move_time = None))]
+    #[pyo3(
+        signature = (host = "127.0.0.1".to_string(), port = None, db = PathBuf::from("gokata.sqlite3"), move_time = None),
+        text_signature = "(host='127.0.0.1', port=8080, db='gokata.sqlite3', move_time=300.0)"
+    )]
     fn new(
         py: Python<'_>,
         host: String,

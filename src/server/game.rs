@@ -2,6 +2,7 @@
 //! No clock and no I/O here: the hub decides when, this decides what.
 
 use crate::engine::{area_score, coord, Color, Game, GoError, Score};
+use crate::sgf::{write_game, GameInfo};
 
 use super::store::StoredGame;
 
@@ -178,6 +179,32 @@ impl ServerGame {
             .collect()
     }
 
+    /// The game as an SGF record: players, komi, every turn, and the result once it is over
+    /// (`B+R`, `W+T`, `B+3.5`).
+    pub fn sgf(&self) -> String {
+        let result = self.result.map(|result| {
+            let winner = match result.winner {
+                Color::Black => "B",
+                Color::White => "W",
+            };
+            match (result.reason, result.score) {
+                (EndReason::Resign, _) => format!("{winner}+R"),
+                (EndReason::Timeout, _) => format!("{winner}+T"),
+                (EndReason::Passes, Some(score)) => format!("{winner}+{}", score.margin().abs()),
+                (EndReason::Passes, None) => format!("{winner}+"),
+            }
+        });
+        let info = GameInfo {
+            black: Some(self.black.clone()),
+            white: Some(self.white.clone()),
+            komi: Some(KOMI),
+            result,
+            rules: Some("gokata: area scoring, simple ko, no suicide".into()),
+            ..GameInfo::default()
+        };
+        write_game(&self.game.record(), &info)
+    }
+
     /// `color` plays at `point` (`None`: passes) as turn `ply`.
     pub fn play(&mut self, color: Color, ply: usize, point: Option<&str>) -> Result<Turn, Refusal> {
         if self.is_over() || ply != self.moves.len() {
@@ -330,6 +357,46 @@ mod tests {
             g.end(Color::White, EndReason::Timeout),
             None,
             "a result is decided once"
+        );
+    }
+
+    #[test]
+    fn the_sgf_record_reads_back_to_the_same_game() {
+        let mut g = game();
+        for (ply, point) in [Some("5E"), Some("4D"), None, Some("3C"), None, None]
+            .into_iter()
+            .enumerate()
+        {
+            let color = g.to_move();
+            g.play(color, ply, point).unwrap();
+        }
+        let text = g.sgf();
+        for property in [
+            "PB[alice]",
+            "PW[bob]",
+            "KM[0.5]",
+            "SZ[9]",
+            ";B[ee]",
+            ";W[df]",
+            ";B[]",
+            "RE[W+1.5]",
+        ] {
+            assert!(text.contains(property), "{property} in {text}");
+        }
+        let score = g.result().unwrap().score.unwrap();
+        assert_eq!(
+            (score.black, score.white),
+            (1, 2),
+            "5E against 4D and 3C, no territory"
+        );
+        let read = crate::sgf::read_collection(text.as_bytes(), true).unwrap();
+        let tree = &read[0].tree;
+        let last = *tree.main_line().last().unwrap();
+        let replayed = crate::sgf::replay(tree, last, true).unwrap().game;
+        assert_eq!(
+            replayed.record(),
+            g.game.record(),
+            "the same turns from the same start"
         );
     }
 

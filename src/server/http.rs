@@ -57,9 +57,28 @@ async fn player(State(state): State<AppState>, Path(name): Path<String>) -> Resp
     ask(&state, Query::Player(name), missing).await
 }
 
+/// `/api/games/ID`: the STATE; `/api/games/ID.sgf`: the SGF record.
 async fn game(State(state): State<AppState>, Path(id): Path<String>) -> Response {
+    let Some(id) = id.strip_suffix(".sgf") else {
+        let missing = format!("no game has the id {id:?}");
+        return ask(&state, Query::Game(id), missing).await;
+    };
     let missing = format!("no game has the id {id:?}");
-    ask(&state, Query::Game(id), missing).await
+    let mut response = ask(&state, Query::GameSgf(id.to_string()), missing).await;
+    if response.status() == StatusCode::OK {
+        let headers = response.headers_mut();
+        headers.insert(
+            header::CONTENT_TYPE,
+            "application/x-go-sgf; charset=utf-8"
+                .parse()
+                .expect("a valid header"),
+        );
+        let disposition = format!("attachment; filename=\"gokata-{id}.sgf\"");
+        if let Ok(value) = disposition.parse() {
+            headers.insert(header::CONTENT_DISPOSITION, value);
+        }
+    }
+    response
 }
 
 async fn ask(state: &AppState, query: Query, missing: String) -> Response {

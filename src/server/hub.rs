@@ -35,11 +35,14 @@ pub enum Outgoing {
     Close(u16, &'static str),
 }
 
-/// A question from the HTTP API, answered with a JSON body, or `None` for not found.
+/// A question from the HTTP API, answered with a body (JSON, or SGF for `GameSgf`), or `None`
+/// for not found.
 #[derive(Debug)]
 pub enum Query {
     Player(String),
     Game(String),
+    /// The game as an SGF record.
+    GameSgf(String),
 }
 
 #[derive(Debug)]
@@ -596,6 +599,12 @@ impl Hub {
                     serde_json::json!({"name": record.name, "wins": record.wins, "losses": record.losses})
                         .to_string(),
                 )
+            }
+            Query::GameSgf(id) => {
+                if let Some(live) = self.games.get(&id) {
+                    return Some(live.game.sgf());
+                }
+                Some(self.stored_game(&id)?.sgf())
             }
             Query::Game(id) => {
                 let state = self.game_state(&id)?;
