@@ -5,7 +5,10 @@ on the same database; a clean stop by SIGTERM or SIGINT. Each test has servers o
 from __future__ import annotations
 
 import signal
+import socket
 import sqlite3
+import subprocess
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -15,7 +18,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from gokata import Go
-from server_process import Frame, Player, ServerProcess, fresh_name, play, sign_in, start_game
+from server_process import Frame, Player, ServerProcess, fresh_name, gokata_command, play, sign_in, start_game
 
 
 def rows(go: Go) -> list[str]:
@@ -187,3 +190,29 @@ def test_a_signal_stops_the_server_cleanly(tmp_path: Path, signum: int) -> None:
         assert status == 200 and state["moves"] == ["5E", "4D", "3C", "6F"]
     finally:
         assert server.stop() == 0
+
+
+def test_a_half_sent_request_does_not_hold_the_server_open(tmp_path: Path) -> None:
+    with ServerProcess(tmp_path / "server.sqlite3") as server:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=5) as stalled:
+            stalled.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n")  # and never the blank line
+            time.sleep(0.2)
+            started = time.monotonic()
+            assert server.stop(signal.SIGTERM, timeout=15) == 0
+            assert time.monotonic() - started < 8, "the stalled request held the server open"
+
+
+@pytest.mark.parametrize("move_time", ["0.0005", "0", "-1", "nan", "soon"])
+def test_a_move_time_under_a_millisecond_is_refused(tmp_path: Path, move_time: str) -> None:
+    command = gokata_command() + ["serve", "--port", "0", "--db", str(tmp_path / "x.sqlite3"), "--move-time", move_time]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=20, stdin=subprocess.DEVNULL)
+    assert run.returncode == 2, (run.returncode, run.stdout, run.stderr)
+    assert "--move-time" in run.stderr and move_time in run.stderr, run.stderr
+    assert not (tmp_path / "x.sqlite3").exists(), "nothing is created before the arguments are good"
+
+
+def test_the_python_server_refuses_a_move_time_under_a_millisecond(tmp_path: Path) -> None:
+    from gokata import Server
+
+    with pytest.raises(ValueError, match="0.0005"):
+        Server(port=0, db=str(tmp_path / "x.sqlite3"), move_time=0.0005)

@@ -359,6 +359,14 @@ def test_a_frame_over_the_read_limit_drops_the_connection_and_nothing_else(serve
     again.wire.close()
 
 
+def test_a_binary_frame_over_64_kib_closes_the_connection(server: ServerProcess) -> None:
+    player = sign_in(server, fresh_name("Ebin"))
+    player.wire.send_raw(b"\x00" * (64 * 1024 + 1))
+    assert player.wire.expect("error")["code"] == "bad_request"
+    closed = player.wire.closed()
+    assert closed.rcvd is not None and closed.rcvd.code == 1009, closed
+
+
 def test_a_flood_gets_rate_limited_then_a_close_with_code_1008(server: ServerProcess) -> None:
     # The client is still sending when the server closes: the server reads and drops its
     # frames until the client answers the close, so that the error and the close frame arrive

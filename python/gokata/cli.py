@@ -176,8 +176,8 @@ def _seconds(text: str) -> float:
         seconds = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 < seconds <= 7 * 24 * 3600:
-        raise argparse.ArgumentTypeError(f"must be more than 0 and at most a week, not {text}")
+    if not 0.001 <= seconds <= 7 * 24 * 3600:
+        raise argparse.ArgumentTypeError(f"must be a millisecond (0.001) to a week, not {text}")
     return seconds
 
 

@@ -49,7 +49,7 @@ impl Server {
         };
         let move_time = match move_time {
             None => 300.0,
-            Some(value) => seconds(value)?,
+            Some(value) => seconds(value, 0.001)?,
         };
         let config = Config {
             host: host.clone(),
@@ -90,7 +90,10 @@ impl Server {
     /// released; whether it has stopped. Call it in a loop to let Python handle signals.
     #[pyo3(signature = (timeout = None))]
     fn wait(&self, py: Python<'_>, timeout: Option<&Bound<'_, PyAny>>) -> PyResult<bool> {
-        let timeout = timeout.map(seconds).transpose()?.map(Duration::from_secs_f64);
+        let timeout = timeout
+            .map(|value| seconds(value, 0.0))
+            .transpose()?
+            .map(Duration::from_secs_f64);
         Ok(py.detach(|| self.running.wait(timeout)))
     }
 
@@ -130,8 +133,8 @@ impl Server {
     }
 }
 
-/// A positive, finite number of seconds, at most a week.
-fn seconds(value: &Bound<'_, PyAny>) -> PyResult<f64> {
+/// A number of seconds from `shortest` to a week.
+fn seconds(value: &Bound<'_, PyAny>, shortest: f64) -> PyResult<f64> {
     if value.is_instance_of::<pyo3::types::PyBool>() {
         return Err(PyTypeError::new_err(
             "a time in seconds must be a number, not bool",
@@ -140,9 +143,9 @@ fn seconds(value: &Bound<'_, PyAny>) -> PyResult<f64> {
     let seconds: f64 = value
         .extract()
         .map_err(|_| PyTypeError::new_err(format!("a time in seconds must be a number, not {value}")))?;
-    if !(seconds > 0.0 && seconds <= MAX_MOVE_TIME) {
+    if !(shortest..=MAX_MOVE_TIME).contains(&seconds) {
         return Err(PyValueError::new_err(format!(
-            "a time in seconds must be more than 0 and at most {MAX_MOVE_TIME}, not {seconds}"
+            "a time in seconds must be {shortest} to {MAX_MOVE_TIME}, not {seconds}"
         )));
     }
     Ok(seconds)

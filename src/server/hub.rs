@@ -81,6 +81,18 @@ struct LiveGame {
     game: ServerGame,
     /// When the player to move runs out of time; `None` while the last turn awaits its commit.
     deadline: Option<Instant>,
+    /// Whether `clocks` holds an entry for this game: at most one, at or before `deadline`.
+    clock_queued: bool,
+}
+
+impl LiveGame {
+    fn new(game: ServerGame) -> LiveGame {
+        LiveGame {
+            game,
+            deadline: None,
+            clock_queued: false,
+        }
+    }
 }
 
 /// Something to deliver once the batch is committed.
@@ -108,6 +120,8 @@ pub struct Hub {
     players: HashMap<String, Player>,
     games: HashMap<String, LiveGame>,
     lobby: Lobby,
+    /// One entry per game with a clock running. A game's deadline only moves later, so an
+    /// entry is at or before it: when it comes up early, it is queued again for the deadline.
     clocks: BinaryHeap<Reverse<(Instant, String)>>,
     // The batch under way.
     writes: Vec<Write>,
@@ -137,8 +151,7 @@ impl Hub {
         for stored in unfinished {
             let game = ServerGame::from_stored(&stored).map_err(StoreError::Corrupt)?;
             hub.clocks_to_start.push(game.id.clone());
-            hub.games
-                .insert(game.id.clone(), LiveGame { game, deadline: None });
+            hub.games.insert(game.id.clone(), LiveGame::new(game));
         }
         hub.start_clocks();
         Ok(hub)
@@ -340,8 +353,7 @@ impl Hub {
         .to_json();
         self.tell_both(player_keys(&game), start);
         self.clocks_to_start.push(game.id.clone());
-        self.games
-            .insert(game.id.clone(), LiveGame { game, deadline: None });
+        self.games.insert(game.id.clone(), LiveGame::new(game));
     }
 
     /// A move (`point`) or a pass (`None`) by `player` in `game_id` as turn `ply`.
@@ -439,13 +451,20 @@ impl Hub {
             if *deadline > now {
                 break;
             }
-            let Reverse((deadline, game_id)) = self.clocks.pop().expect("peeked");
+            let Reverse((_, game_id)) = self.clocks.pop().expect("peeked");
             let Some(live) = self.games.get_mut(&game_id) else {
                 continue;
             };
-            // A clock entry is current only if the game still waits on that deadline.
-            if live.deadline != Some(deadline) {
-                continue;
+            live.clock_queued = false;
+            match live.deadline {
+                // The last turn awaits its commit, which starts the clock again.
+                None => continue,
+                Some(deadline) if deadline > now => {
+                    live.clock_queued = true;
+                    self.clocks.push(Reverse((deadline, game_id)));
+                    continue;
+                }
+                Some(_) => {}
             }
             live.deadline = None;
             let loser = live.game.to_move();
@@ -486,9 +505,12 @@ impl Hub {
         let now = Instant::now();
         for game_id in std::mem::take(&mut self.clocks_to_start) {
             if let Some(live) = self.games.get_mut(&game_id).filter(|live| !live.game.is_over()) {
-                let deadline = now + Duration::from_millis(live.game.move_time_ms);
-                live.deadline = Some(deadline);
-                self.clocks.push(Reverse((deadline, game_id)));
+                live.deadline = Some(now + Duration::from_millis(live.game.move_time_ms));
+                if !live.clock_queued {
+                    live.clock_queued = true;
+                    let deadline = live.deadline.expect("set above");
+                    self.clocks.push(Reverse((deadline, game_id)));
+                }
             }
         }
     }
@@ -513,7 +535,9 @@ impl Hub {
         let Some(key) = self.connections.get(&conn).and_then(|c| c.player.clone()) else {
             return;
         };
-        let record = &self.players[&key].record;
+        let Some(record) = self.players.get(&key).map(|player| &player.record) else {
+            return;
+        };
         let mut games: Vec<&LiveGame> = self
             .games
             .values()
@@ -539,23 +563,18 @@ impl Hub {
         GameState::of(&live.game, remaining)
     }
 
-    /// The `state` frame of a game, live or stored.
-    fn game_state(&mut self, game_id: &str) -> Option<String> {
+    /// `view` of a game's STATE, live or stored.
+    fn with_state<T>(&mut self, game_id: &str, view: impl FnOnce(GameState<'_>) -> T) -> Option<T> {
         if let Some(live) = self.games.get(game_id) {
-            return Some(
-                ServerMessage::State {
-                    game: self.state_of(live),
-                }
-                .to_json(),
-            );
+            return Some(view(self.state_of(live)));
         }
         let game = self.stored_game(game_id)?;
-        Some(
-            ServerMessage::State {
-                game: GameState::of(&game, 0),
-            }
-            .to_json(),
-        )
+        Some(view(GameState::of(&game, 0)))
+    }
+
+    /// The `state` frame of a game, live or stored.
+    fn game_state(&mut self, game_id: &str) -> Option<String> {
+        self.with_state(game_id, |game| ServerMessage::State { game }.to_json())
     }
 
     fn stored_game(&mut self, game_id: &str) -> Option<ServerGame> {
@@ -606,12 +625,9 @@ impl Hub {
                 }
                 Some(self.stored_game(&id)?.sgf())
             }
-            Query::Game(id) => {
-                let state = self.game_state(&id)?;
-                // The STATE inside the `state` frame.
-                let frame: Value = serde_json::from_str(&state).ok()?;
-                Some(frame.get("game")?.to_string())
-            }
+            Query::Game(id) => self.with_state(&id, |game| {
+                serde_json::to_string(&game).expect("a state always serialises")
+            }),
         }
     }
 
@@ -640,7 +656,9 @@ impl Hub {
         };
         player.connections.retain(|&c| c != conn);
         if player.connections.is_empty() {
+            // Gone: the seek with it, and its cached record (the store has it).
             let name = player.record.name.clone();
+            self.players.remove(&key);
             self.lobby.cancel(&name);
         }
     }

@@ -71,8 +71,11 @@ impl RunningServer {
     /// Opens the database, loads the unfinished games, binds the address, and serves in the
     /// background. Every error of setting up is returned here.
     pub fn start(config: Config) -> Result<RunningServer, ServerError> {
-        if config.move_time.is_zero() {
-            return Err(ServerError::Config("the move time must be positive".into()));
+        if config.move_time < Duration::from_millis(1) {
+            return Err(ServerError::Config(format!(
+                "the move time must be at least a millisecond, not {:?}",
+                config.move_time
+            )));
         }
         let store = SqliteStore::open(&config.database).map_err(|source| ServerError::Database {
             path: config.database.display().to_string(),
@@ -185,17 +188,27 @@ async fn serve(listener: TcpListener, hub: Hub, stop: oneshot::Receiver<()>) -> 
         .map_err(ServerError::Runtime)?;
     let alive = Arc::new(());
     let app = http::router(events.clone(), alive.clone());
+    let (stopping_now, mut stopping) = tokio::sync::watch::channel(false);
     let shutdown = async move {
         tokio::select! {
             _ = stop => {},
             _ = hub_stopped => {},
         }
+        let _ = stopping_now.send(true);
     };
     // No Nagle: a `played` must not wait for the client's delayed ACK of the previous frame.
     let listener = listener.tap_io(|tcp| {
         let _ = tcp.set_nodelay(true);
     });
-    let served = axum::serve(listener, app).with_graceful_shutdown(shutdown).await;
+    let serving = axum::serve(listener, app).with_graceful_shutdown(shutdown);
+    // A client that never finishes its request must not hold the server open.
+    let served = tokio::select! {
+        served = async { serving.await } => served,
+        () = async {
+            let _ = stopping.wait_for(|stopping| *stopping).await;
+            tokio::time::sleep(GOODBYE_TIME).await;
+        } => Ok(()),
+    };
     // Upgraded WebSockets outlive the graceful shutdown: the hub says goodbye to each.
     let _ = events.send(Event::Shutdown).await;
     drop(events);

@@ -20,7 +20,9 @@ pub const MAX_MESSAGE_BYTES: usize = 64 * 1024;
 /// library gives up mid-frame and the connection is simply dropped.
 pub const READ_LIMIT_BYTES: usize = 1024 * 1024;
 /// Messages waiting to be written to one client before it counts as too slow.
-const OUTBOX_CAPACITY: usize = 1024;
+const OUTBOX_CAPACITY: usize = 256;
+/// How long one frame may take to write before the client counts as gone.
+const SEND_TIME: Duration = Duration::from_secs(10);
 /// A client may send this many frames at once, and this many a second for long.
 const BURST_FRAMES: f64 = 200.0;
 const FRAMES_PER_SECOND: f64 = 100.0;
@@ -53,20 +55,23 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, _alive: Arc<()>)
             let frame = match message {
                 Outgoing::Text(text) => Message::Text(text.as_ref().into()),
                 Outgoing::Close(code, reason) => {
-                    let _ = sink
-                        .send(Message::Close(Some(CloseFrame {
-                            code,
-                            reason: reason.into(),
-                        })))
-                        .await;
+                    let close = Message::Close(Some(CloseFrame {
+                        code,
+                        reason: reason.into(),
+                    }));
+                    let _ = tokio::time::timeout(SEND_TIME, sink.send(close)).await;
                     break;
                 }
             };
-            if sink.send(frame).await.is_err() {
+            // A client that does not read blocks the write: it is dropped, not waited for.
+            if !matches!(
+                tokio::time::timeout(SEND_TIME, sink.send(frame)).await,
+                Ok(Ok(()))
+            ) {
                 break;
             }
         }
-        let _ = sink.close().await;
+        let _ = tokio::time::timeout(SEND_TIME, sink.close()).await;
     });
     let mut limiter = RateLimiter::new();
     let mut writer_done = false;
@@ -82,11 +87,13 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, _alive: Arc<()>)
         let frame = match received {
             None | Some(Ok(Message::Close(_))) => break,
             Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
-            Some(Ok(Message::Text(text))) if text.len() > MAX_MESSAGE_BYTES => {
+            Some(Ok(message @ (Message::Text(_) | Message::Binary(_))))
+                if payload_len(&message) > MAX_MESSAGE_BYTES =>
+            {
                 let refused = Refused::bad_request(format!(
                     "a frame of {} bytes: frames are at most {MAX_FRAME_BYTES} bytes, and over \
                      {MAX_MESSAGE_BYTES} the connection is closed",
-                    text.len()
+                    payload_len(&message)
                 ));
                 say_and_close(refused, 1009, "frame too large");
                 linger = true;
@@ -134,6 +141,14 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, _alive: Arc<()>)
     }
     if !writer_done && tokio::time::timeout(FLUSH_TIME, &mut writer).await.is_err() {
         writer.abort();
+    }
+}
+
+fn payload_len(message: &Message) -> usize {
+    match message {
+        Message::Text(text) => text.len(),
+        Message::Binary(bytes) | Message::Ping(bytes) | Message::Pong(bytes) => bytes.len(),
+        Message::Close(_) => 0,
     }
 }
 

@@ -335,3 +335,58 @@ async fn a_client_that_does_not_read_is_dropped_without_holding_up_others() {
         Some(&Outgoing::Close(1008, "too slow: messages were not read"))
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_game_keeps_one_clock_entry_however_many_turns_it_has() {
+    let db = TestDb::new("heap");
+    let store = SqliteStore::open(&db.0).unwrap();
+    let mut hub = Hub::new(Box::new(store), MOVE_TIME).unwrap();
+    let mut inboxes = Vec::new();
+    for (conn, name, color) in [(1, "alice", "black"), (2, "bob", "white")] {
+        let (outbox, inbox) = mpsc::channel(1024);
+        inboxes.push(inbox);
+        hub.handle(Event::Connected { conn, outbox });
+        for frame in [
+            json!({"type": "hello", "name": name}),
+            json!({"type": "seek", "size": 19, "color": color}),
+        ] {
+            let frame = ClientFrame::parse(&frame.to_string());
+            hub.handle(Event::Frame { conn, frame });
+        }
+    }
+    hub.commit_and_deliver().unwrap();
+    let game = hub.games.keys().next().unwrap().clone();
+    for ply in 0..60 {
+        tokio::time::advance(Duration::from_secs(1)).await;
+        // Black fills the top rows and white the bottom ones: no contact, no capture.
+        let (row, col) = if ply % 2 == 0 {
+            (ply / 2 / 19, ply / 2 % 19)
+        } else {
+            (18 - ply / 2 / 19, ply / 2 % 19)
+        };
+        let point = crate::engine::coord::format(row, col, 19);
+        let frame = json!({"type": "move", "game": game, "ply": ply, "point": point});
+        let frame = ClientFrame::parse(&frame.to_string());
+        hub.handle(Event::Frame {
+            conn: 1 + (ply as u64 % 2),
+            frame,
+        });
+        hub.expire_clocks();
+        hub.commit_and_deliver().unwrap();
+        assert!(
+            hub.clocks.len() <= 1,
+            "{} clock entries after turn {ply}",
+            hub.clocks.len()
+        );
+    }
+    assert!(
+        !hub.games[&game].game.is_over(),
+        "{:?}",
+        hub.games[&game].game.result()
+    );
+    // The one entry still ends the game on time.
+    tokio::time::advance(MOVE_TIME).await;
+    hub.expire_clocks();
+    hub.commit_and_deliver().unwrap();
+    assert!(hub.games.is_empty(), "the game ended by timeout and left the hub");
+}

@@ -135,6 +135,7 @@
     },
     start(m) {
       seeking = null;
+      pending = null;
       $("result").textContent = "";
       showGame(m.game);
     },
@@ -155,12 +156,13 @@
       render();
     },
     over(m) {
-      if (!game || m.game !== game.id) return;
-      Object.assign(game, { status: "over", winner: m.winner, reason: m.reason, score: m.score, remaining_ms: null });
+      // The player's record changes whichever of its games ended.
       for (const color of ["black", "white"]) {
         const record = m.records[color];
         if (me && record.name.toLowerCase() === me.name.toLowerCase()) Object.assign(me, record);
       }
+      if (!game || m.game !== game.id) return render();
+      Object.assign(game, { status: "over", winner: m.winner, reason: m.reason, score: m.score, remaining_ms: null });
       game.records = m.records;
       pending = null;
       render();
@@ -247,11 +249,6 @@
 
   function pointName(row, col) {
     return `${game.size - row}${LETTERS[col]}`;
-  }
-
-  function rowCol(point) {
-    const match = /^(\d+)([A-Z])$/.exec(point);
-    return [game.size - Number(match[1]), LETTERS.indexOf(match[2])];
   }
 
   // --- drawing ----------------------------------------------------------------------------
