@@ -1,0 +1,1610 @@
+//! Load benchmark of the game server (issue 8). Run:
+//! `cargo bench --bench server_load --features load-bench [-- --quick]`, with `GAMES`
+//! (default 1000), `SECONDS` (default 10) and `RATE` (default 10000; 0 for none) in the
+//! environment. `--quick` (20 games, 2 s, 400 moves/s) only checks that everything works.
+//!
+//! Two loads, each on the server and on the echo ceiling: flat out (every game moves as soon
+//! as the opponent's turn arrives, for the most moves per second; latency is then queueing), and
+//! paced (`RATE` moves per second offered, spread evenly over the games on a fixed schedule,
+//! for the latency at that rate). Each measurement has a fresh server process and database.
+//! The CPU that the server, the generator and the rest of the machine used in the window is
+//! printed with the figures: other builds and tests on a shared machine skew them.
+//!
+//! A Rust load generator plays `GAMES` concurrent random 9x9 games over loopback against the
+//! real server, run as a separate process (this binary re-executed with `--serve DB`), and
+//! measures moves per second (turns acknowledged by `played`) and the latency from sending a
+//! move to the opponent receiving its `played`. The ceiling is an echo relay on the same stack
+//! (axum 0.8 WebSocket on tokio, this binary with `--echo`), driven by the same generator in the
+//! same run: each "move" is a frame the size of `played`, relayed by the server to both
+//! connections of the pair.
+//!
+//! The echo server is the stack at its best: TCP_NODELAY on its sockets, as axum recommends
+//! (`ECHO_NODELAY=0` leaves Nagle's algorithm on, for comparison), and a 4 KiB WebSocket read
+//! buffer instead of tungstenite's 128 KiB, which is zeroed on every read.
+//!
+//! Every player is one connection that signs in, seeks a 9x9 game (any colour), plays random
+//! legal moves that do not fill its own simple eye (tracked with `gokata::engine::Game`), passes
+//! when there is none or after 150 turns, and seeks again when the game is over. Anything
+//! wrong fails the run with a nonzero exit: an `error` frame, a `played` out of order or not
+//! matching the engine, a closed connection, a game result the engine disagrees with, or a game
+//! whose stored turns (re-read by `sync` at the end) differ from the turns acknowledged.
+//! Frames are paced below the server's per-connection rate limit (100 frames a second), which
+//! only binds with very few games.
+
+use std::collections::{HashMap, HashSet};
+use std::io::{BufRead, BufReader, Read};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, ExitCode, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use axum::extract::ws::{Message as AxumMessage, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::State;
+use axum::routing::get;
+use axum::serve::ListenerExt;
+use axum::Router;
+use futures_util::{SinkExt, StreamExt};
+use gokata::engine::{area_score, coord, Color, Game, Rng};
+use gokata::server::{Config, RunningServer};
+use serde_json::{json, Value};
+use tokio::net::TcpStream;
+use tokio::sync::{mpsc, watch, Semaphore};
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::WebSocketStream;
+
+const SIZE: usize = 9;
+const KOMI: f64 = 0.5;
+/// A player passes from this turn on, so every game ends.
+const TURN_CAP: usize = 150;
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Connections being opened (and signed in) at once.
+const CONNECTING_AT_ONCE: usize = 64;
+/// Time for the turns in flight to be acknowledged after the measured window.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(20);
+const VERIFY_TIMEOUT: Duration = Duration::from_secs(60);
+/// Games each player re-reads by `sync` at the end, at most (its latest, where it is black).
+const VERIFY_PER_PLAYER: usize = 100;
+/// Client-side pacing below the server's limit (a burst of 200, then 100 frames a second).
+const PACE_BURST: f64 = 150.0;
+const PACE_PER_SECOND: f64 = 90.0;
+const SERVER_START_TIMEOUT: Duration = Duration::from_secs(30);
+const SERVER_STOP_TIMEOUT: Duration = Duration::from_secs(15);
+/// The WebSocket read buffer of the generator and the echo server. tungstenite zeroes the free
+/// part of its read buffer on every read, 128 KiB by default, which costs more than the rest.
+const READ_BUFFER: usize = 4096;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(i) = args.iter().position(|a| a == "--serve") {
+        return match args.get(i + 1) {
+            Some(db) => serve_game(PathBuf::from(db)),
+            None => {
+                eprintln!("server_load: --serve needs a database path");
+                ExitCode::from(2)
+            }
+        };
+    }
+    if args.iter().any(|a| a == "--echo") {
+        return serve_echo();
+    }
+    let params = match Params::read(args.iter().any(|a| a == "--quick")) {
+        Ok(params) => params,
+        Err(message) => {
+            eprintln!("server_load: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(&params) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("server_load: FAILED: {message}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+struct Params {
+    games: usize,
+    seconds: f64,
+    warmup: f64,
+    /// The moves per second offered in the paced runs (spread evenly over the games), if any.
+    rate: Option<f64>,
+}
+
+impl Params {
+    fn read(quick: bool) -> Result<Params, String> {
+        if quick {
+            return Ok(Params {
+                games: 20,
+                seconds: 2.0,
+                warmup: 0.5,
+                rate: Some(400.0),
+            });
+        }
+        let games = env_number("GAMES", 1000.0)?;
+        let seconds = env_number("SECONDS", 10.0)?;
+        let rate = env_number("RATE", 10_000.0)?;
+        if !(1.0..=5000.0).contains(&games)
+            || !(0.5..=600.0).contains(&seconds)
+            || !(0.0..=1e6).contains(&rate)
+        {
+            return Err("GAMES must be 1 to 5000, SECONDS 0.5 to 600 and RATE 0 to 1e6".into());
+        }
+        Ok(Params {
+            games: games as usize,
+            seconds,
+            warmup: 1.0,
+            rate: (rate > 0.0).then_some(rate),
+        })
+    }
+
+    /// The paced runs' time from one turn of a game to the next.
+    fn interval(&self) -> Option<Duration> {
+        self.rate
+            .map(|rate| Duration::from_secs_f64(self.games as f64 / rate))
+    }
+
+    fn setup_timeout(&self) -> Duration {
+        Duration::from_secs(30) + Duration::from_millis(20 * self.games as u64)
+    }
+
+    /// The longest one measurement may take, from starting its server to stopping it.
+    fn measurement_budget(&self) -> Duration {
+        SERVER_START_TIMEOUT
+            + self.setup_timeout()
+            + Duration::from_secs_f64(self.warmup + self.seconds)
+            + DRAIN_TIMEOUT
+            + VERIFY_TIMEOUT
+            + SERVER_STOP_TIMEOUT
+    }
+}
+
+fn env_number(name: &str, default: f64) -> Result<f64, String> {
+    match std::env::var(name) {
+        Ok(text) => text
+            .trim()
+            .parse()
+            .map_err(|_| format!("{name}={text:?} is not a number")),
+        Err(_) => Ok(default),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The server processes.
+
+/// `--serve DB`: the real server on a free loopback port, printed on stdout; it serves until
+/// stdin closes, then stops cleanly (exit 0) or says why not (exit 1).
+fn serve_game(database: PathBuf) -> ExitCode {
+    let server = match RunningServer::start(Config {
+        host: "127.0.0.1".into(),
+        port: 0,
+        database,
+        move_time: Duration::from_secs(300),
+    }) {
+        Ok(server) => server,
+        Err(error) => {
+            eprintln!("server_load --serve: {error}");
+            return ExitCode::from(1);
+        }
+    };
+    println!("{}", server.address().port());
+    let _ = std::io::stdin().read_to_end(&mut Vec::new());
+    match server.stop() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("server_load --serve: the server stopped on an error: {error}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+type Peers = Arc<Mutex<HashMap<u64, [Option<mpsc::Sender<Utf8Bytes>>; 2]>>>;
+
+/// `--echo`: the ceiling, an axum WebSocket relay on a multi-threaded tokio runtime like the
+/// server's. A connection's first frame `{"pair":K,"side":0|1}` is answered by `welcome`; every
+/// later frame goes out unchanged to both connections of the pair, each through its own writer
+/// task and queue as in the server.
+fn serve_echo() -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("server_load --echo: {error}");
+            return ExitCode::from(1);
+        }
+    };
+    let listener = match runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")) {
+        Ok(listener) => listener,
+        Err(error) => {
+            eprintln!("server_load --echo: cannot listen: {error}");
+            return ExitCode::from(1);
+        }
+    };
+    let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
+    let nodelay = !std::env::args().any(|a| a == "--nagle");
+    let listener = listener.tap_io(move |stream| {
+        let _ = stream.set_nodelay(nodelay);
+    });
+    println!("{port}");
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    std::thread::spawn(move || {
+        let _ = std::io::stdin().read_to_end(&mut Vec::new());
+        let _ = stop.send(());
+    });
+    let peers: Peers = Arc::default();
+    let app = Router::new()
+        .route(
+            "/ws",
+            get(
+                |State(peers): State<Peers>, upgrade: WebSocketUpgrade| async move {
+                    upgrade
+                        .read_buffer_size(READ_BUFFER)
+                        .on_upgrade(move |socket| echo_connection(socket, peers))
+                },
+            ),
+        )
+        .with_state(peers);
+    let served = runtime.block_on(async move {
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async move {
+                let _ = stopped.await;
+            })
+            .await
+    });
+    runtime.shutdown_timeout(Duration::from_millis(500));
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("server_load --echo: {error}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+async fn echo_connection(socket: WebSocket, peers: Peers) {
+    let (mut sink, mut stream) = socket.split();
+    let (outbox, mut outgoing) = mpsc::channel::<Utf8Bytes>(1024);
+    let writer = tokio::spawn(async move {
+        while let Some(text) = outgoing.recv().await {
+            if sink.send(AxumMessage::Text(text)).await.is_err() {
+                break;
+            }
+        }
+        let _ = sink.close().await;
+    });
+    let mut me: Option<(u64, usize)> = None;
+    let mut partner: Option<mpsc::Sender<Utf8Bytes>> = None;
+    while let Some(Ok(message)) = stream.next().await {
+        let text = match message {
+            AxumMessage::Text(text) => text,
+            AxumMessage::Close(_) => break,
+            _ => continue,
+        };
+        let Some((pair, side)) = me else {
+            let hello: Value = serde_json::from_str(text.as_str()).unwrap_or(Value::Null);
+            let (Some(pair), Some(side)) = (hello["pair"].as_u64(), hello["side"].as_u64()) else {
+                let _ = outbox
+                    .send(r#"{"type":"error","code":"bad_request"}"#.into())
+                    .await;
+                continue;
+            };
+            let side = (side & 1) as usize;
+            peers.lock().unwrap().entry(pair).or_default()[side] = Some(outbox.clone());
+            me = Some((pair, side));
+            let _ = outbox.send(r#"{"type":"welcome"}"#.into()).await;
+            continue;
+        };
+        if partner.is_none() {
+            partner = peers.lock().unwrap()[&pair][1 - side].clone();
+        }
+        match &partner {
+            Some(partner) => {
+                // Own echo first: a connection sees its frame before the partner's answer.
+                let _ = outbox.send(text.clone()).await;
+                let _ = partner.send(text).await;
+            }
+            None => {
+                let _ = outbox
+                    .send(r#"{"type":"error","code":"no_partner"}"#.into())
+                    .await;
+            }
+        }
+    }
+    drop(outbox);
+    let _ = writer.await;
+}
+
+/// A server process: this binary re-executed; killed by the watchdog if the run hangs.
+struct ServerProcess {
+    child: Arc<Mutex<Option<Child>>>,
+    stdin: Option<ChildStdin>,
+    port: u16,
+    pid: u32,
+}
+
+impl ServerProcess {
+    fn start(args: &[&str], slot: &Arc<Mutex<Option<Child>>>) -> Result<ServerProcess, String> {
+        let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
+        let mut child = Command::new(exe)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| format!("cannot start the server process: {e}"))?;
+        let pid = child.id();
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().expect("piped");
+        *slot.lock().unwrap() = Some(child);
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = sender.send(line);
+        });
+        let mut process = ServerProcess {
+            child: slot.clone(),
+            stdin,
+            port: 0,
+            pid,
+        };
+        let line = receiver
+            .recv_timeout(SERVER_START_TIMEOUT)
+            .map_err(|_| format!("the server process {args:?} did not say its port in time"))?;
+        process.port = line
+            .trim()
+            .parse()
+            .map_err(|_| format!("the server process {args:?} did not start (said {line:?})"))?;
+        Ok(process)
+    }
+
+    /// Closes its stdin, which stops it; it must exit cleanly in time.
+    fn stop(mut self) -> Result<(), String> {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + SERVER_STOP_TIMEOUT;
+        loop {
+            let mut slot = self.child.lock().unwrap();
+            let Some(child) = slot.as_mut() else {
+                return Err("the server process is gone".into());
+            };
+            match child.try_wait() {
+                Ok(Some(status)) => {
+                    slot.take();
+                    return if status.success() {
+                        Ok(())
+                    } else {
+                        Err(format!("the server process ended with {status}"))
+                    };
+                }
+                Ok(None) if Instant::now() < deadline => {}
+                _ => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    slot.take();
+                    return Err("the server process did not stop in time: killed".into());
+                }
+            }
+            drop(slot);
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.lock().unwrap().take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// CPU seconds (user and system) a process has used, from /proc (0 where there is none).
+fn cpu_seconds(pid: &str) -> f64 {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return 0.0;
+    };
+    let Some(after) = stat.rsplit_once(") ").map(|(_, rest)| rest) else {
+        return 0.0;
+    };
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0);
+    // Fields 14 and 15 of stat (utime, stime), in ticks of 1/100 s.
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+/// CPU seconds the whole machine has been busy (all but idle and I/O wait), from /proc/stat.
+fn machine_busy_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/stat") else {
+        return 0.0;
+    };
+    let Some(line) = stat.lines().next() else {
+        return 0.0;
+    };
+    let ticks: Vec<f64> = line
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|f| f.parse().ok())
+        .collect();
+    // user nice system idle iowait irq softirq steal (guest time is inside user already).
+    let busy: f64 = ticks
+        .iter()
+        .take(8)
+        .enumerate()
+        .filter(|(i, _)| *i != 3 && *i != 4)
+        .map(|(_, t)| t)
+        .sum();
+    busy / 100.0
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|text| text.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "?".into())
+}
+
+// ---------------------------------------------------------------------------------------------
+// The generator: one task per connection, driven through phases.
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Phase {
+    /// Connecting and signing in.
+    Setup,
+    /// Playing.
+    Run,
+    /// No new turn or seek; the turns in flight are acknowledged.
+    Stop,
+    /// Re-reading the games.
+    Verify,
+    /// Closing.
+    Done,
+}
+
+struct Shared {
+    ready: AtomicUsize,
+    quiet: AtomicUsize,
+    verified: AtomicUsize,
+    failed: AtomicBool,
+    failures: Mutex<Vec<String>>,
+    /// The measured window.
+    window: OnceLock<(Instant, Instant)>,
+    connecting: Semaphore,
+    /// The time from one turn of a game to the next when the load is paced; `None` flat out.
+    interval: Option<Duration>,
+}
+
+impl Shared {
+    fn fail(&self, message: String) {
+        self.failed.store(true, Ordering::SeqCst);
+        self.failures.lock().unwrap().push(message);
+    }
+
+    fn failure(&self) -> Option<String> {
+        if !self.failed.load(Ordering::SeqCst) {
+            return None;
+        }
+        let failures = self.failures.lock().unwrap();
+        let mut message = failures.iter().take(5).cloned().collect::<Vec<_>>().join("; ");
+        if failures.len() > 5 {
+            message += &format!("; and {} more", failures.len() - 5);
+        }
+        Some(message)
+    }
+
+    /// When turn `ply` of a paced game may go: on a fixed schedule from the game's first turn,
+    /// which the first game of a player puts off by a random part of the interval (so games do
+    /// not move in step). A late turn goes at once: turns never wait for a missed slot.
+    fn not_before(
+        &self,
+        game: &Sent,
+        ply: usize,
+        now: Instant,
+        first: bool,
+        rng: &mut Rng,
+    ) -> Option<Instant> {
+        let interval = self.interval?;
+        let origin = *game.origin.get_or_init(|| match first {
+            true => now + interval.mul_f64(rng.below(1000) as f64 / 1000.0),
+            false => now,
+        });
+        let at = origin + interval.mul_f64(ply as f64);
+        (at > now).then_some(at)
+    }
+
+    fn in_window(&self, at: Instant) -> bool {
+        self.window
+            .get()
+            .is_some_and(|&(start, end)| at >= start && at < end)
+    }
+}
+
+/// When a game's last turn was sent, so the opponent's connection can time its `played`; and
+/// when its turns are due when the load is paced.
+#[derive(Default)]
+struct Sent {
+    last: Mutex<Option<(usize, Instant)>>,
+    /// When turn 0 is due: turn `n` is due `n` intervals later.
+    origin: OnceLock<Instant>,
+}
+
+impl Sent {
+    fn stamp(&self, ply: usize, at: Instant) {
+        *self.last.lock().unwrap() = Some((ply, at));
+    }
+
+    fn at(&self, ply: usize) -> Option<Instant> {
+        match *self.last.lock().unwrap() {
+            Some((sent, at)) if sent == ply => Some(at),
+            _ => None,
+        }
+    }
+}
+
+/// A frame to send, not before `not_before`; a turn is stamped with its time just before it goes.
+struct Out {
+    text: String,
+    stamp: Option<(Arc<Sent>, usize)>,
+    not_before: Option<Instant>,
+}
+
+#[derive(Default)]
+struct Stats {
+    /// Own turns acknowledged inside the window.
+    acked_in_window: u64,
+    /// Sending a turn to the opponent's `played`, received inside the window, in µs.
+    latencies_us: Vec<u32>,
+    /// Own turns acknowledged in all.
+    turns: u64,
+    /// Games started and finished as black (so each is counted once).
+    games_started: u64,
+    games_finished: u64,
+    verified_games: u64,
+    verified_turns: u64,
+    paced: u64,
+}
+
+/// What a connection does; the driver owns the socket, the phases and the pacing.
+trait Role: Send + 'static {
+    fn name(&self) -> String;
+    fn hello(&self) -> String;
+    fn welcomed(&mut self, frame: &Value) -> Result<(), String>;
+    /// Playing begins.
+    fn run(&mut self, shared: &Shared, out: &mut Vec<Out>);
+    fn frame(
+        &mut self,
+        frame: Value,
+        now: Instant,
+        running: bool,
+        shared: &Shared,
+        out: &mut Vec<Out>,
+    ) -> Result<(), String>;
+    /// No own turn awaits its acknowledgement.
+    fn is_quiet(&self) -> bool;
+    /// Re-reading begins.
+    fn verify(&mut self, out: &mut Vec<Out>);
+    fn is_verified(&self) -> bool;
+    fn stats(&mut self) -> &mut Stats;
+}
+
+struct Pacer {
+    tokens: f64,
+    updated: Instant,
+    waits: u64,
+}
+
+impl Pacer {
+    fn new() -> Pacer {
+        Pacer {
+            tokens: PACE_BURST,
+            updated: Instant::now(),
+            waits: 0,
+        }
+    }
+
+    async fn take(&mut self) {
+        let refill = |pacer: &mut Pacer| {
+            let now = Instant::now();
+            let elapsed = now.duration_since(pacer.updated).as_secs_f64();
+            pacer.updated = now;
+            pacer.tokens = (pacer.tokens + elapsed * PACE_PER_SECOND).min(PACE_BURST);
+        };
+        refill(self);
+        if self.tokens < 1.0 {
+            self.waits += 1;
+            tokio::time::sleep(Duration::from_secs_f64((1.0 - self.tokens) / PACE_PER_SECOND)).await;
+            refill(self);
+        }
+        self.tokens -= 1.0;
+    }
+}
+
+type Socket = WebSocketStream<TcpStream>;
+
+async fn connect(port: u16) -> Result<Socket, String> {
+    let stream = tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(("127.0.0.1", port)))
+        .await
+        .map_err(|_| "connecting timed out".to_string())?
+        .map_err(|e| format!("cannot connect: {e}"))?;
+    stream
+        .set_nodelay(true)
+        .map_err(|e| format!("cannot set TCP_NODELAY: {e}"))?;
+    let url = format!("ws://127.0.0.1:{port}/ws");
+    let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER);
+    let handshake = tokio_tungstenite::client_async_with_config(url, stream, Some(config));
+    let (socket, _) = tokio::time::timeout(CONNECT_TIMEOUT, handshake)
+        .await
+        .map_err(|_| "the WebSocket handshake timed out".to_string())?
+        .map_err(|e| format!("the WebSocket handshake failed: {e}"))?;
+    Ok(socket)
+}
+
+async fn next_frame(socket: &mut Socket) -> Result<Value, String> {
+    loop {
+        let message = tokio::time::timeout(CONNECT_TIMEOUT, socket.next())
+            .await
+            .map_err(|_| "no answer in time".to_string())?;
+        match message {
+            Some(Ok(Message::Text(text))) => {
+                return serde_json::from_str(text.as_str()).map_err(|e| format!("not JSON ({e}): {text}"))
+            }
+            Some(Ok(Message::Close(frame))) => {
+                return Err(format!("the server closed the connection: {frame:?}"))
+            }
+            Some(Ok(_)) => {}
+            Some(Err(e)) => return Err(format!("the connection failed: {e}")),
+            None => return Err("the server closed the connection".into()),
+        }
+    }
+}
+
+async fn drive<R: Role>(
+    mut role: R,
+    port: u16,
+    shared: Arc<Shared>,
+    phases: watch::Receiver<Phase>,
+) -> Result<Stats, String> {
+    let mut pacer = Pacer::new();
+    match drive_socket(&mut role, port, &shared, phases, &mut pacer).await {
+        Ok(()) => {
+            let mut stats = std::mem::take(role.stats());
+            stats.paced = pacer.waits;
+            Ok(stats)
+        }
+        Err(message) => {
+            let message = format!("{}: {message}", role.name());
+            shared.fail(message.clone());
+            Err(message)
+        }
+    }
+}
+
+async fn drive_socket<R: Role>(
+    role: &mut R,
+    port: u16,
+    shared: &Shared,
+    mut phases: watch::Receiver<Phase>,
+    pacer: &mut Pacer,
+) -> Result<(), String> {
+    let mut socket = {
+        let _permit = shared.connecting.acquire().await.map_err(|e| e.to_string())?;
+        let mut socket = connect(port).await?;
+        socket
+            .send(Message::text(role.hello()))
+            .await
+            .map_err(|e| format!("cannot send hello: {e}"))?;
+        let answer = next_frame(&mut socket).await?;
+        role.welcomed(&answer)?;
+        socket
+    };
+    shared.ready.fetch_add(1, Ordering::SeqCst);
+    let mut phase = Phase::Setup;
+    let (mut quiet, mut verified) = (false, false);
+    let mut out = Vec::new();
+    loop {
+        let now_phase = *phases.borrow_and_update();
+        if now_phase != phase {
+            if phase < Phase::Run && now_phase == Phase::Run {
+                role.run(shared, &mut out);
+            }
+            if phase < Phase::Verify && now_phase == Phase::Verify {
+                role.verify(&mut out);
+            }
+            phase = now_phase;
+        }
+        if phase == Phase::Done {
+            let _ = tokio::time::timeout(Duration::from_secs(1), socket.close(None)).await;
+            return Ok(());
+        }
+        for Out {
+            text,
+            stamp,
+            not_before,
+        } in out.drain(..)
+        {
+            if let Some(at) = not_before {
+                tokio::time::sleep_until(at.into()).await;
+            }
+            pacer.take().await;
+            if let Some((sent, ply)) = stamp {
+                sent.stamp(ply, Instant::now());
+            }
+            socket
+                .send(Message::text(text))
+                .await
+                .map_err(|e| format!("cannot send: {e}"))?;
+        }
+        if phase >= Phase::Stop && !quiet && role.is_quiet() {
+            quiet = true;
+            shared.quiet.fetch_add(1, Ordering::SeqCst);
+        }
+        if phase >= Phase::Verify && !verified && role.is_verified() {
+            verified = true;
+            shared.verified.fetch_add(1, Ordering::SeqCst);
+        }
+        tokio::select! {
+            message = socket.next() => {
+                let now = Instant::now();
+                match message {
+                    Some(Ok(Message::Text(text))) => {
+                        let frame: Value = serde_json::from_str(text.as_str())
+                            .map_err(|e| format!("not JSON ({e}): {text}"))?;
+                        role.frame(frame, now, phase == Phase::Run, shared, &mut out)?;
+                    }
+                    Some(Ok(Message::Close(frame))) => {
+                        return Err(format!("the server closed the connection: {frame:?}"))
+                    }
+                    Some(Ok(_)) => {}
+                    Some(Err(e)) => return Err(format!("the connection failed: {e}")),
+                    None => return Err("the server closed the connection".into()),
+                }
+            }
+            changed = phases.changed() => {
+                if changed.is_err() {
+                    return Err("the generator stopped".into());
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The game player.
+
+struct GameLog {
+    id: String,
+    moves: Vec<Option<String>>,
+    over: bool,
+    black: bool,
+}
+
+struct Current {
+    log: GameLog,
+    me: Color,
+    engine: Game,
+    sent: Arc<Sent>,
+    /// The ply of the own turn sent and not yet acknowledged.
+    awaiting: Option<usize>,
+}
+
+struct Player {
+    name: String,
+    rng: Rng,
+    first_game: bool,
+    registry: Arc<Mutex<HashMap<String, Arc<Sent>>>>,
+    current: Option<Current>,
+    done: Vec<GameLog>,
+    /// Games asked for by `sync`, not yet answered.
+    syncing: HashSet<String>,
+    stats: Stats,
+}
+
+impl Player {
+    fn new(index: usize, registry: Arc<Mutex<HashMap<String, Arc<Sent>>>>) -> Player {
+        Player {
+            name: format!("load{index}"),
+            rng: Rng::new(0x5EED_0000 + index as u64),
+            first_game: true,
+            registry,
+            current: None,
+            done: Vec::new(),
+            syncing: HashSet::new(),
+            stats: Stats::default(),
+        }
+    }
+
+    fn seek(out: &mut Vec<Out>) {
+        out.push(Out {
+            text: r#"{"type":"seek","size":9,"color":"any"}"#.into(),
+            stamp: None,
+            not_before: None,
+        });
+    }
+
+    /// The player to move sends a random light move, or a pass.
+    fn play_turn(&mut self, not_before: Option<Instant>, out: &mut Vec<Out>) {
+        let current = self.current.as_mut().expect("a game");
+        let ply = current.log.moves.len();
+        let board = current.engine.board();
+        let me = current.me;
+        let point = if ply >= TURN_CAP {
+            None
+        } else {
+            let candidates: Vec<_> = board
+                .legal_moves(me)
+                .filter(|&p| !board.is_simple_eye(p, me))
+                .collect();
+            (!candidates.is_empty()).then(|| {
+                let (row, col) = board.row_col(candidates[self.rng.below(candidates.len())]);
+                coord::format(row, col, SIZE)
+            })
+        };
+        let id = &current.log.id;
+        let text = match point {
+            Some(point) => json!({"type": "move", "game": id, "ply": ply, "point": point}),
+            None => json!({"type": "pass", "game": id, "ply": ply}),
+        }
+        .to_string();
+        current.awaiting = Some(ply);
+        out.push(Out {
+            text,
+            stamp: Some((current.sent.clone(), ply)),
+            not_before,
+        });
+    }
+
+    fn start(
+        &mut self,
+        frame: &Value,
+        now: Instant,
+        running: bool,
+        shared: &Shared,
+        out: &mut Vec<Out>,
+    ) -> Result<(), String> {
+        if let Some(current) = &self.current {
+            return Err(format!("a start while game {} goes on", current.log.id));
+        }
+        let state = &frame["game"];
+        let id = state["id"]
+            .as_str()
+            .ok_or("a start without a game id")?
+            .to_string();
+        let me = if state["black"] == self.name.as_str() {
+            Color::Black
+        } else if state["white"] == self.name.as_str() {
+            Color::White
+        } else {
+            return Err(format!("a start of game {id} that is not mine: {state}"));
+        };
+        if state["size"] != SIZE || state["moves"].as_array().is_none_or(|m| !m.is_empty()) {
+            return Err(format!("game {id} does not start as a new 9x9 game: {state}"));
+        }
+        let sent = self
+            .registry
+            .lock()
+            .unwrap()
+            .entry(id.clone())
+            .or_default()
+            .clone();
+        if me == Color::Black {
+            self.stats.games_started += 1;
+        }
+        self.current = Some(Current {
+            log: GameLog {
+                id,
+                moves: Vec::new(),
+                over: false,
+                black: me == Color::Black,
+            },
+            me,
+            engine: Game::new(SIZE, SIZE).expect("a 9x9 board"),
+            sent,
+            awaiting: None,
+        });
+        if running && me == Color::Black {
+            let sent = self.current.as_ref().expect("a game").sent.clone();
+            let not_before = shared.not_before(&sent, 0, now, self.first_game, &mut self.rng);
+            self.play_turn(not_before, out);
+        }
+        self.first_game = false;
+        Ok(())
+    }
+
+    fn played(
+        &mut self,
+        frame: &Value,
+        now: Instant,
+        running: bool,
+        shared: &Shared,
+        out: &mut Vec<Out>,
+    ) -> Result<(), String> {
+        let current = self
+            .current
+            .as_mut()
+            .ok_or_else(|| format!("played outside a game: {frame}"))?;
+        let id = &current.log.id;
+        if frame["game"] != id.as_str() {
+            return Err(format!("played of another game than {id}: {frame}"));
+        }
+        let ply = current.log.moves.len();
+        if frame["ply"] != ply {
+            return Err(format!("game {id}: expected played of ply {ply}, got {frame}"));
+        }
+        let color = current.engine.to_move();
+        if frame["color"] != color.name() || frame["to_move"] != color.opponent().name() {
+            return Err(format!(
+                "game {id} ply {ply}: {} was to move, got {frame}",
+                color.name()
+            ));
+        }
+        let captured = frame["captured"].as_array().map_or(usize::MAX, Vec::len);
+        let point = match &frame["point"] {
+            Value::Null => {
+                current.engine.pass();
+                if captured != 0 {
+                    return Err(format!("game {id} ply {ply}: a pass with captures: {frame}"));
+                }
+                None
+            }
+            Value::String(text) => {
+                let (row, col) =
+                    coord::parse(text, SIZE, SIZE).map_err(|e| format!("game {id} ply {ply}: {e}"))?;
+                let p = current.engine.board().point(row, col);
+                let before = current.engine.board().stone_count(color.opponent());
+                current
+                    .engine
+                    .play_as(color, p)
+                    .map_err(|e| format!("game {id} ply {ply}: the engine refuses {text}: {e}"))?;
+                let taken = before - current.engine.board().stone_count(color.opponent());
+                if captured != taken {
+                    return Err(format!(
+                        "game {id} ply {ply}: {text} captures {taken} stones, the server says {frame}"
+                    ));
+                }
+                Some(text.clone())
+            }
+            _ => return Err(format!("game {id} ply {ply}: a bad point: {frame}")),
+        };
+        current.log.moves.push(point);
+        if color == current.me {
+            if current.awaiting != Some(ply) {
+                return Err(format!("game {id}: played of my ply {ply}, which I did not send"));
+            }
+            current.awaiting = None;
+            self.stats.turns += 1;
+            if shared.in_window(now) {
+                self.stats.acked_in_window += 1;
+            }
+            return Ok(());
+        }
+        let sent = current
+            .sent
+            .at(ply)
+            .ok_or_else(|| format!("game {id}: played of ply {ply}, which the opponent did not stamp"))?;
+        if shared.in_window(now) {
+            let micros = now.duration_since(sent).as_micros();
+            self.stats.latencies_us.push(micros.min(u32::MAX as u128) as u32);
+        }
+        let moves = &current.log.moves;
+        let two_passes = moves.len() >= 2 && moves[moves.len() - 2..].iter().all(Option::is_none);
+        if running && !two_passes {
+            let game = current.sent.clone();
+            let not_before = shared.not_before(&game, ply + 1, now, false, &mut self.rng);
+            self.play_turn(not_before, out);
+        }
+        Ok(())
+    }
+
+    fn over(&mut self, frame: &Value, running: bool, out: &mut Vec<Out>) -> Result<(), String> {
+        let mut current = self
+            .current
+            .take()
+            .ok_or_else(|| format!("over outside a game: {frame}"))?;
+        let id = &current.log.id;
+        if frame["game"] != id.as_str() {
+            return Err(format!("over of another game than {id}: {frame}"));
+        }
+        let moves = &current.log.moves;
+        let two_passes = moves.len() >= 2 && moves[moves.len() - 2..].iter().all(Option::is_none);
+        if frame["reason"] != "passes" || !two_passes || current.awaiting.is_some() {
+            return Err(format!(
+                "game {id} is over unexpectedly after {} turns: {frame}",
+                moves.len()
+            ));
+        }
+        let score = area_score(current.engine.board(), KOMI);
+        let winner = score.winner().map(Color::name);
+        if frame["winner"].as_str() != winner
+            || frame["score"]["black"] != score.black
+            || frame["score"]["white"] != score.white
+        {
+            return Err(format!(
+                "game {id}: the engine scores {score:?}, the server says {frame}"
+            ));
+        }
+        current.log.over = true;
+        if current.me == Color::Black {
+            self.stats.games_finished += 1;
+        }
+        self.done.push(current.log);
+        if running {
+            Player::seek(out);
+        }
+        Ok(())
+    }
+
+    fn state(&mut self, frame: &Value) -> Result<(), String> {
+        let state = &frame["game"];
+        let id = state["id"].as_str().unwrap_or_default();
+        if !self.syncing.remove(id) {
+            return Err(format!("a state I did not ask for: {frame}"));
+        }
+        // Every `played` of the game came before this answer, so the log is complete.
+        let log = match &self.current {
+            Some(current) if current.log.id == id => &current.log,
+            _ => self.done.iter().find(|log| log.id == id).expect("a game of mine"),
+        };
+        let moves: Vec<Option<String>> = state["moves"]
+            .as_array()
+            .ok_or_else(|| format!("a state without moves: {frame}"))?
+            .iter()
+            .map(|m| m.as_str().map(str::to_string))
+            .collect();
+        let status = if log.over { "over" } else { "playing" };
+        if moves != log.moves || state["status"] != status {
+            return Err(format!(
+                "game {id}: {} turns acknowledged ({status}), the server has {} ({}): lost or extra turns",
+                log.moves.len(),
+                moves.len(),
+                state["status"]
+            ));
+        }
+        self.stats.verified_games += 1;
+        self.stats.verified_turns += moves.len() as u64;
+        Ok(())
+    }
+}
+
+impl Role for Player {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn hello(&self) -> String {
+        json!({"type": "hello", "name": self.name}).to_string()
+    }
+
+    fn welcomed(&mut self, frame: &Value) -> Result<(), String> {
+        if frame["type"] != "welcome" || frame["name"] != self.name.as_str() {
+            return Err(format!("hello was answered by {frame}"));
+        }
+        Ok(())
+    }
+
+    fn run(&mut self, _shared: &Shared, out: &mut Vec<Out>) {
+        Player::seek(out);
+    }
+
+    fn frame(
+        &mut self,
+        frame: Value,
+        now: Instant,
+        running: bool,
+        shared: &Shared,
+        out: &mut Vec<Out>,
+    ) -> Result<(), String> {
+        match frame["type"].as_str().unwrap_or_default() {
+            "seeking" => Ok(()),
+            "start" => self.start(&frame, now, running, shared, out),
+            "played" => self.played(&frame, now, running, shared, out),
+            "over" => self.over(&frame, running, out),
+            "state" => self.state(&frame),
+            "error" | "goodbye" | "welcome" | "pong" | "cancelled" => Err(format!("unexpected: {frame}")),
+            _ => Ok(()),
+        }
+    }
+
+    fn is_quiet(&self) -> bool {
+        self.current.as_ref().is_none_or(|c| c.awaiting.is_none())
+    }
+
+    fn verify(&mut self, out: &mut Vec<Out>) {
+        let logs = self.done.iter().chain(self.current.as_ref().map(|c| &c.log));
+        let mine: Vec<&GameLog> = logs.filter(|log| log.black).collect();
+        let skip = mine.len().saturating_sub(VERIFY_PER_PLAYER);
+        for log in mine.into_iter().skip(skip) {
+            out.push(Out {
+                text: json!({"type": "sync", "game": log.id}).to_string(),
+                stamp: None,
+                not_before: None,
+            });
+            self.syncing.insert(log.id.clone());
+        }
+    }
+
+    fn is_verified(&self) -> bool {
+        self.syncing.is_empty()
+    }
+
+    fn stats(&mut self) -> &mut Stats {
+        &mut self.stats
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The echo peer: the same exchange without a game.
+
+struct EchoPeer {
+    pair: usize,
+    side: usize,
+    sent: Arc<Sent>,
+    /// The ply of the next frame to arrive.
+    next: usize,
+    awaiting: Option<usize>,
+    rng: Rng,
+    stats: Stats,
+}
+
+impl EchoPeer {
+    fn send_turn(&mut self, not_before: Option<Instant>, out: &mut Vec<Out>) {
+        let ply = self.next;
+        let (color, to_move) = if self.side == 0 {
+            ("black", "white")
+        } else {
+            ("white", "black")
+        };
+        // The size of a `played` frame.
+        let text = format!(
+            r#"{{"type":"played","game":"echo{:08}","ply":{ply},"color":"{color}","point":"5E","captured":[],"to_move":"{to_move}","remaining_ms":300000}}"#,
+            self.pair
+        );
+        self.awaiting = Some(ply);
+        out.push(Out {
+            text,
+            stamp: Some((self.sent.clone(), ply)),
+            not_before,
+        });
+    }
+}
+
+impl Role for EchoPeer {
+    fn name(&self) -> String {
+        format!("echo pair {} side {}", self.pair, self.side)
+    }
+
+    fn hello(&self) -> String {
+        json!({"type": "hello", "pair": self.pair, "side": self.side}).to_string()
+    }
+
+    fn welcomed(&mut self, frame: &Value) -> Result<(), String> {
+        if frame["type"] != "welcome" {
+            return Err(format!("hello was answered by {frame}"));
+        }
+        Ok(())
+    }
+
+    fn run(&mut self, shared: &Shared, out: &mut Vec<Out>) {
+        if self.side == 0 {
+            let sent = self.sent.clone();
+            let not_before = shared.not_before(&sent, 0, Instant::now(), true, &mut self.rng);
+            self.send_turn(not_before, out);
+        }
+    }
+
+    fn frame(
+        &mut self,
+        frame: Value,
+        now: Instant,
+        running: bool,
+        shared: &Shared,
+        out: &mut Vec<Out>,
+    ) -> Result<(), String> {
+        if frame["type"] != "played" || frame["ply"] != self.next {
+            return Err(format!("expected frame {}, got {frame}", self.next));
+        }
+        let ply = self.next;
+        self.next += 1;
+        let mine = frame["color"] == if self.side == 0 { "black" } else { "white" };
+        if mine {
+            if self.awaiting != Some(ply) {
+                return Err(format!("an echo of frame {ply}, which I did not send"));
+            }
+            self.awaiting = None;
+            self.stats.turns += 1;
+            if shared.in_window(now) {
+                self.stats.acked_in_window += 1;
+            }
+            return Ok(());
+        }
+        let sent = self
+            .sent
+            .at(ply)
+            .ok_or_else(|| format!("frame {ply} was not stamped"))?;
+        if shared.in_window(now) {
+            let micros = now.duration_since(sent).as_micros();
+            self.stats.latencies_us.push(micros.min(u32::MAX as u128) as u32);
+        }
+        if running {
+            let game = self.sent.clone();
+            let not_before = shared.not_before(&game, ply + 1, now, false, &mut self.rng);
+            self.send_turn(not_before, out);
+        }
+        Ok(())
+    }
+
+    fn is_quiet(&self) -> bool {
+        self.awaiting.is_none()
+    }
+
+    fn verify(&mut self, _out: &mut Vec<Out>) {}
+
+    fn is_verified(&self) -> bool {
+        true
+    }
+
+    fn stats(&mut self) -> &mut Stats {
+        &mut self.stats
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// A measurement and the report.
+
+struct Measured {
+    label: String,
+    games: usize,
+    connections: usize,
+    seconds: f64,
+    stats: Stats,
+    server_cpu: f64,
+    generator_cpu: f64,
+    /// CPU the rest of the machine used meanwhile (other builds and tests share it).
+    other_cpu: f64,
+    load_after: String,
+}
+
+impl Measured {
+    fn moves_per_second(&self) -> f64 {
+        self.stats.acked_in_window as f64 / self.seconds
+    }
+
+    /// The latency at quantile `q`, in ms.
+    fn latency(&self, q: f64) -> f64 {
+        let sorted = &self.stats.latencies_us;
+        if sorted.is_empty() {
+            return f64::NAN;
+        }
+        let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+        sorted[rank - 1] as f64 / 1000.0
+    }
+}
+
+async fn wait_for(
+    shared: &Shared,
+    count: &AtomicUsize,
+    target: usize,
+    timeout: Duration,
+    what: &str,
+) -> Result<(), String> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(failure) = shared.failure() {
+            return Err(failure);
+        }
+        let now = count.load(Ordering::SeqCst);
+        if now >= target {
+            return Ok(());
+        }
+        if Instant::now() >= deadline {
+            return Err(format!(
+                "{what}: only {now} of {target} connections in {timeout:?}"
+            ));
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+async fn sleep_watching(shared: &Shared, until: Instant) -> Result<(), String> {
+    loop {
+        if let Some(failure) = shared.failure() {
+            return Err(failure);
+        }
+        let now = Instant::now();
+        if now >= until {
+            return Ok(());
+        }
+        tokio::time::sleep((until - now).min(Duration::from_millis(50))).await;
+    }
+}
+
+/// Drives `roles` against the server on `port` through every phase.
+fn measure<R: Role>(
+    label: String,
+    params: &Params,
+    interval: Option<Duration>,
+    roles: Vec<R>,
+    server: &ServerProcess,
+) -> Result<Measured, String> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the generator's runtime: {e}"))?;
+    let connections = roles.len();
+    let server_pid = server.pid.to_string();
+    let port = server.port;
+    runtime.block_on(async move {
+        let shared = Arc::new(Shared {
+            ready: AtomicUsize::new(0),
+            quiet: AtomicUsize::new(0),
+            verified: AtomicUsize::new(0),
+            failed: AtomicBool::new(false),
+            failures: Mutex::new(Vec::new()),
+            window: OnceLock::new(),
+            connecting: Semaphore::new(CONNECTING_AT_ONCE),
+            interval,
+        });
+        let (phase, phases) = watch::channel(Phase::Setup);
+        let tasks: Vec<_> = roles
+            .into_iter()
+            .map(|role| tokio::spawn(drive(role, port, shared.clone(), phases.clone())))
+            .collect();
+        wait_for(
+            &shared,
+            &shared.ready,
+            connections,
+            params.setup_timeout(),
+            "connecting and signing in",
+        )
+        .await?;
+        let begin = Instant::now() + Duration::from_secs_f64(params.warmup);
+        let end = begin + Duration::from_secs_f64(params.seconds);
+        let _ = shared.window.set((begin, end));
+        let _ = phase.send(Phase::Run);
+        sleep_watching(&shared, begin).await?;
+        let cpu_before = (
+            cpu_seconds(&server_pid),
+            cpu_seconds("self"),
+            machine_busy_seconds(),
+        );
+        sleep_watching(&shared, end).await?;
+        let cpu_after = (
+            cpu_seconds(&server_pid),
+            cpu_seconds("self"),
+            machine_busy_seconds(),
+        );
+        let load_after = load_average();
+        let _ = phase.send(Phase::Stop);
+        wait_for(
+            &shared,
+            &shared.quiet,
+            connections,
+            DRAIN_TIMEOUT,
+            "turns in flight acknowledged",
+        )
+        .await?;
+        let _ = phase.send(Phase::Verify);
+        wait_for(
+            &shared,
+            &shared.verified,
+            connections,
+            VERIFY_TIMEOUT,
+            "games re-read by sync",
+        )
+        .await?;
+        let _ = phase.send(Phase::Done);
+        let mut total = Stats::default();
+        for task in tasks {
+            let stats = task
+                .await
+                .map_err(|e| format!("a generator task failed: {e}"))??;
+            total.acked_in_window += stats.acked_in_window;
+            total.latencies_us.extend(stats.latencies_us);
+            total.turns += stats.turns;
+            total.games_started += stats.games_started;
+            total.games_finished += stats.games_finished;
+            total.verified_games += stats.verified_games;
+            total.verified_turns += stats.verified_turns;
+            total.paced += stats.paced;
+        }
+        total.latencies_us.sort_unstable();
+        Ok(Measured {
+            label,
+            games: connections / 2,
+            connections,
+            seconds: params.seconds,
+            stats: total,
+            server_cpu: (cpu_after.0 - cpu_before.0) / params.seconds,
+            generator_cpu: (cpu_after.1 - cpu_before.1) / params.seconds,
+            other_cpu: ((cpu_after.2 - cpu_before.2)
+                - (cpu_after.0 - cpu_before.0)
+                - (cpu_after.1 - cpu_before.1))
+                .max(0.0)
+                / params.seconds,
+            load_after,
+        })
+    })
+}
+
+fn run(params: &Params) -> Result<(), String> {
+    let modes: Vec<Option<Duration>> = std::iter::once(None).chain(params.interval().map(Some)).collect();
+    let slot: Arc<Mutex<Option<Child>>> = Arc::default();
+    // The watchdog: past the budget of every measurement, kill the server and fail.
+    let budget = params.measurement_budget() * (2 * modes.len() as u32) + Duration::from_secs(30);
+    let watched = slot.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(budget);
+        eprintln!("server_load: FAILED: the run took more than {budget:?}");
+        if let Some(mut child) = watched.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            let _ = child.kill();
+        }
+        std::process::exit(3);
+    });
+    let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
+    println!(
+        "gokata server load: {} concurrent 9x9 random games ({} connections) over loopback, \
+         {} s measured after {} s of warm-up; flat out{}",
+        params.games,
+        params.games * 2,
+        params.seconds,
+        params.warmup,
+        match params.rate {
+            Some(rate) => format!(", then paced at {rate:.0} moves/s offered"),
+            None => String::new(),
+        }
+    );
+    println!("{cpus} CPUs; load average before: {}", load_average());
+
+    let directory = std::env::temp_dir().join(format!("gokata-server-load-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).map_err(|e| format!("cannot make {}: {e}", directory.display()))?;
+    let result = (|| {
+        let mut rows = Vec::new();
+        for (number, &interval) in modes.iter().enumerate() {
+            let how = match interval {
+                None => "flat out".to_string(),
+                Some(_) => format!("{:.0}/s offered", params.rate.unwrap_or_default()),
+            };
+            let database = directory.join(format!("load{number}.sqlite3"));
+            let server = ServerProcess::start(
+                &["--serve", database.to_str().ok_or("a non-UTF-8 temp path")?],
+                &slot,
+            )?;
+            let registry: Arc<Mutex<HashMap<String, Arc<Sent>>>> = Arc::default();
+            let players = (0..params.games * 2)
+                .map(|i| Player::new(i, registry.clone()))
+                .collect();
+            let game = measure(format!("server, {how}"), params, interval, players, &server)?;
+            server.stop()?;
+
+            let nagle = std::env::var("ECHO_NODELAY").is_ok_and(|v| v == "0");
+            let echo = ServerProcess::start(
+                if nagle {
+                    &["--echo", "--nagle"]
+                } else {
+                    &["--echo"]
+                },
+                &slot,
+            )?;
+            let peers = (0..params.games)
+                .flat_map(|pair| {
+                    let sent = Arc::new(Sent::default());
+                    (0..2).map(move |side| EchoPeer {
+                        pair,
+                        side,
+                        sent: sent.clone(),
+                        next: 0,
+                        awaiting: None,
+                        rng: Rng::new(0xEC40_0000 + 2 * pair as u64 + side as u64),
+                        stats: Stats::default(),
+                    })
+                })
+                .collect();
+            let ceiling = measure(format!("echo, {how}"), params, interval, peers, &echo)?;
+            echo.stop()?;
+            rows.push((game, ceiling));
+        }
+        Ok::<_, String>(rows)
+    })();
+    let _ = std::fs::remove_dir_all(&directory);
+    report(params, &result?);
+    Ok(())
+}
+
+fn report(params: &Params, rows: &[(Measured, Measured)]) {
+    println!();
+    println!(
+        "{:<24} {:>6} {:>6} {:>5} {:>9} {:>7} {:>7} {:>7} {:>7} {:>10} {:>8} {:>9}  load after",
+        "",
+        "games",
+        "conns",
+        "secs",
+        "moves/s",
+        "p50 ms",
+        "p90 ms",
+        "p99 ms",
+        "max ms",
+        "server cpu",
+        "gen cpu",
+        "other cpu"
+    );
+    for m in rows.iter().flat_map(|(game, echo)| [game, echo]) {
+        println!(
+            "{:<24} {:>6} {:>6} {:>5.1} {:>9.0} {:>7.2} {:>7.2} {:>7.2} {:>7.2} {:>9.0}% {:>7.0}% {:>8.0}%  {}",
+            m.label,
+            m.games,
+            m.connections,
+            m.seconds,
+            m.moves_per_second(),
+            m.latency(0.50),
+            m.latency(0.90),
+            m.latency(0.99),
+            m.latency(1.0),
+            m.server_cpu * 100.0,
+            m.generator_cpu * 100.0,
+            m.other_cpu * 100.0,
+            m.load_after
+        );
+    }
+    for (game, echo) in rows {
+        println!(
+            "ratio server/echo ({}): moves/s {:.2}; p50 latency x{:.1}, p99 latency x{:.1}",
+            game.label.trim_start_matches("server, "),
+            game.moves_per_second() / echo.moves_per_second(),
+            game.latency(0.5) / echo.latency(0.5),
+            game.latency(0.99) / echo.latency(0.99)
+        );
+    }
+    println!(
+        "(cpu: % of one core over the measured window; other = the rest of the machine, which \
+         other builds and tests may share)"
+    );
+    println!(
+        "(flat out, every game always has a turn in flight, so latency there is queueing: about \
+         games / moves per second)"
+    );
+    let sum = |f: fn(&Stats) -> u64| rows.iter().map(|(game, _)| f(&game.stats)).sum::<u64>();
+    println!(
+        "checks (server runs): {} turns acknowledged in {} games ({} finished, results agree with the \
+         engine); {} games with {} turns re-read by sync, all as acknowledged; no error frame, no \
+         closed connection",
+        sum(|s| s.turns),
+        sum(|s| s.games_started),
+        sum(|s| s.games_finished),
+        sum(|s| s.verified_games),
+        sum(|s| s.verified_turns)
+    );
+    let paced: u64 = rows
+        .iter()
+        .map(|(game, echo)| game.stats.paced + echo.stats.paced)
+        .sum();
+    if paced > 0 {
+        println!(
+            "note: frames were held back {paced} times to stay under the server's limit of 100 \
+             frames a second per connection (it binds only with few games)"
+        );
+    }
+    if params.games < 1000 {
+        println!(
+            "targets (issue 8) are for GAMES=1000: no verdict at {} games",
+            params.games
+        );
+        return;
+    }
+    let yes = |ok: bool| if ok { "met" } else { "NOT met" };
+    let flat = &rows[0].0;
+    println!(
+        "targets: {} games held without error and no lost turn: met; >= 10,000 moves/s flat out: {} ({:.0})",
+        params.games,
+        yes(flat.moves_per_second() >= 10_000.0),
+        flat.moves_per_second()
+    );
+    if let (Some(rate), Some((paced, _))) = (params.rate, rows.get(1)) {
+        let kept = paced.moves_per_second() >= 0.98 * rate;
+        println!(
+            "         at {rate:.0} moves/s offered: kept up {} ({:.0}/s), p99 < 20 ms {} ({:.2} ms)",
+            yes(kept),
+            paced.moves_per_second(),
+            yes(paced.latency(0.99) < 20.0),
+            paced.latency(0.99)
+        );
+    }
+}
