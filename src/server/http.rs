@@ -47,6 +47,8 @@ pub fn router(hub: mpsc::Sender<Event>, alive: Arc<()>) -> Router {
 
 async fn upgrade(State(state): State<AppState>, upgrade: WebSocketUpgrade) -> Response {
     upgrade
+        // tungstenite zeroes its whole read buffer on every read: 4 KiB, not the 128 KiB default.
+        .read_buffer_size(4096)
         .max_message_size(socket::READ_LIMIT_BYTES)
         .max_frame_size(socket::READ_LIMIT_BYTES)
         .on_upgrade(move |ws| socket::serve(ws, state.hub, state.alive))

@@ -68,6 +68,8 @@ pub enum StoreError {
     Database(#[from] rusqlite::Error),
     #[error("corrupt database: {0}")]
     Corrupt(String),
+    #[error("cannot start the checkpoint thread: {0}")]
+    Thread(#[from] std::io::Error),
 }
 
 /// The storage interface of the game server. One writer: calls come from a single thread.

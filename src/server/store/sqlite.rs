@@ -1,6 +1,9 @@
 //! The SQLite backend: one file in WAL mode, one connection, used by one thread.
 
 use std::path::Path;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::thread::JoinHandle;
+use std::time::Duration;
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
@@ -38,8 +41,50 @@ CREATE TABLE IF NOT EXISTS turns (
 ) WITHOUT ROWID;
 ";
 
+/// How often the log is copied into the database.
+const CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
+
 pub struct SqliteStore {
     connection: Connection,
+    checkpointer: Option<Checkpointer>,
+}
+
+/// Copies the write-ahead log into the database on a thread and connection of its own, so that
+/// the writer's commits never wait on a checkpoint (SQLite would run one inside a commit, with
+/// two fsyncs, every thousand pages: the whole server waited on it).
+struct Checkpointer {
+    stop: mpsc::Sender<()>,
+    thread: JoinHandle<()>,
+}
+
+impl Checkpointer {
+    fn start(path: &Path) -> Result<Checkpointer, StoreError> {
+        let connection = Connection::open(path)?;
+        connection.busy_timeout(Duration::from_secs(5))?;
+        let (stop, stopped) = mpsc::channel::<()>();
+        let thread = std::thread::Builder::new()
+            .name("gokata-checkpoint".into())
+            .spawn(move || {
+                while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(CHECKPOINT_EVERY) {
+                    // PASSIVE: copies what it can without waiting for the writer.
+                    let _ = connection.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
+                }
+            })?;
+        Ok(Checkpointer { stop, thread })
+    }
+}
+
+impl Drop for SqliteStore {
+    fn drop(&mut self) {
+        if let Some(checkpointer) = self.checkpointer.take() {
+            drop(checkpointer.stop);
+            let _ = checkpointer.thread.join();
+        }
+        // Closing: everything into the database file, the log emptied.
+        let _ = self
+            .connection
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+    }
 }
 
 impl SqliteStore {
@@ -50,9 +95,14 @@ impl SqliteStore {
         connection.pragma_update(None, "journal_mode", "WAL")?;
         connection.pragma_update(None, "synchronous", "NORMAL")?;
         connection.pragma_update(None, "foreign_keys", "ON")?;
-        connection.busy_timeout(std::time::Duration::from_secs(5))?;
+        connection.pragma_update(None, "wal_autocheckpoint", 0)?;
+        connection.busy_timeout(Duration::from_secs(5))?;
         connection.execute_batch(SCHEMA)?;
-        Ok(SqliteStore { connection })
+        let checkpointer = Some(Checkpointer::start(path)?);
+        Ok(SqliteStore {
+            connection,
+            checkpointer,
+        })
     }
 
     fn standing(tx: &Transaction<'_>, name: &str) -> Result<Standing, StoreError> {
