@@ -343,3 +343,17 @@ def test_a_closed_player_refuses_to_wait(server: ServerProcess) -> None:
         theirs.wait(timeout=1)  # white would have to hear from the server
     with pytest.raises(ConnectionFailedError):
         game.move("5E", timeout=1)
+
+
+def test_a_remote_game_draws_itself_like_a_local_one(server: ServerProcess) -> None:
+    black, white, game, theirs = pair(server.ws_url)
+    with black, white:
+        game.move("5E")
+        theirs.wait(timeout=10)
+        theirs.move("4D")
+        game.wait(timeout=10)
+        picture = game._repr_svg_()
+        local = Go(9)
+        local.move("5E", "4D")
+        assert picture == gokata.svg(local) == theirs._repr_svg_()
+        assert picture.startswith("<svg") and "<desc>" in picture

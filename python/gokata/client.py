@@ -661,6 +661,10 @@ class RemoteGame:
         with self._player._cond:
             return str(self._go)
 
+    def _repr_svg_(self) -> str:
+        """The board as a picture, like ``Go``'s: Jupyter shows it for a game on its own line."""
+        return gokata.svg(self.local_copy())
+
     def __repr__(self) -> str:
         with self._player._cond:
             if self._over is None:
