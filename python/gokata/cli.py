@@ -67,11 +67,13 @@ def _play(args: argparse.Namespace) -> int:
 
 
 def _output_failed(command: str, error: OSError) -> int:
-    """Standard output could not be written: quietly for a closed pipe (the reader went away),
-    else one line on standard error. Status 1; nothing more is written at exit."""
-    if not isinstance(error, BrokenPipeError):
-        reason = error.strerror or str(error)
+    """Standard output could not be written (its reader went away, as in `gokata solve | head
+    -0`, or the disk is full): one line on standard error, status 1, nothing more at exit."""
+    reason = "its reader closed it" if isinstance(error, BrokenPipeError) else error.strerror or str(error)
+    try:
         print(f"gokata {command}: cannot write the output: {reason}", file=sys.stderr, flush=True)
+    except OSError:
+        pass  # standard error is gone too: the status says it
     os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
     return 1
 
