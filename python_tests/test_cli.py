@@ -5,60 +5,24 @@ from __future__ import annotations
 import io
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from command_runs import Run
+from server_process import gokata_command
 from gokata import Go
 from gokata._play import PlaySession
 from gokata.cli import main
 
 EMPTY_5 = [".....", ".....", ".....", ".....", "....."]
 NINES = "9" * 30
-
-
-def gokata_command() -> list[str]:
-    """The installed script beside this Python if there is one, else ``python -m gokata``."""
-    script = shutil.which("gokata", path=str(Path(sys.executable).parent))
-    return [script] if script else [sys.executable, "-m", "gokata"]
-
-
-@dataclass
-class Run:
-    status: int
-    out: str
-    err: str
-
-    @property
-    def boards(self) -> list[list[str]]:
-        """Every board printed, each as its rows top first, like ``"..x.."``."""
-        boards: list[list[str]] = []
-        rows: list[str] = []
-        for line in self.out.splitlines():
-            row = re.fullmatch(r"\s*(\d+) ([.xo](?: [.xo])*) \1", line)
-            if row:
-                rows.append(row.group(2).replace(" ", ""))
-            elif rows:
-                boards.append(rows)
-                rows = []
-        return boards
-
-    @property
-    def errors(self) -> list[str]:
-        return [line for line in self.out.splitlines() if line.startswith("error: ")]
-
-    @property
-    def last_line(self) -> str:
-        return self.out.splitlines()[-1]
 
 
 def run(*args: str, stdin: str | bytes = "", command: list[str] | None = None) -> Run:

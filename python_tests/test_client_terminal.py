@@ -11,9 +11,9 @@ import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 
+from command_runs import Run
 from gokata.client import Over, RemoteGame, connect
 from server_process import ServerProcess, gokata_command
 from test_client_support import (  # noqa: F401  (the fixture is used by name)
@@ -22,35 +22,6 @@ from test_client_support import (  # noqa: F401  (the fixture is used by name)
     server,
     unique,
 )
-
-
-@dataclass
-class Run:
-    status: int
-    out: str
-    err: str
-
-    @property
-    def boards(self) -> list[list[str]]:
-        """Every board printed, each as its rows top first, like ``"..x.."``."""
-        boards: list[list[str]] = []
-        rows: list[str] = []
-        for line in self.out.splitlines():
-            row = re.fullmatch(r"\s*(\d+) ([.xo](?: [.xo])*) \1", line)
-            if row:
-                rows.append(row.group(2).replace(" ", ""))
-            elif rows:
-                boards.append(rows)
-                rows = []
-        return boards
-
-    @property
-    def errors(self) -> list[str]:
-        return [line for line in self.out.splitlines() if line.startswith("error: ")]
-
-    @property
-    def lines(self) -> list[str]:
-        return self.out.splitlines()
 
 
 def start(url: str, name: str, config: Path, *options: str, stdin: str = "") -> subprocess.Popen[str]:

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from game_history import assert_same_history
 from gokata import Go
 
 COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
@@ -33,29 +34,6 @@ def random_game(seed: int, height: int, width: int, turns: int) -> Go:
         except ValueError:
             pass
     return game
-
-
-def snapshot(game: Go) -> tuple[object, ...]:
-    """Everything observable: board, turn, turn count, and every point's legality for both."""
-    height, width = game.size["height"], game.size["width"]
-    reasons = tuple(
-        game.illegal_reason((row, col), color)
-        for row in range(height)
-        for col in range(width)
-        for color in ("black", "white")
-    )
-    return (game.board, game.turn, game.move_number, reasons)
-
-
-def assert_same_history(original: Go, restored: Go) -> None:
-    while True:
-        assert snapshot(restored) == snapshot(original)
-        if original.move_number == 0:
-            break
-        original.rollback(1)
-        restored.rollback(1)
-    with pytest.raises(ValueError):
-        restored.rollback(1)
 
 
 @settings(max_examples=60, deadline=None)

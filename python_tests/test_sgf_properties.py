@@ -9,33 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gokata
+from game_history import assert_same_history
 from gokata import Go
 
 COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 
 Action = tuple[str, int, int, int]
-
-
-def snapshot(game: Go) -> tuple[object, ...]:
-    height, width = game.size["height"], game.size["width"]
-    reasons = tuple(
-        game.illegal_reason((row, col), color)
-        for row in range(height)
-        for col in range(width)
-        for color in ("black", "white")
-    )
-    return (game.board, game.turn, game.move_number, reasons)
-
-
-def assert_same_history(original: Go, restored: Go) -> None:
-    while True:
-        assert snapshot(restored) == snapshot(original)
-        if original.move_number == 0:
-            break
-        original.rollback(1)
-        restored.rollback(1)
-    with pytest.raises(ValueError):
-        restored.rollback(1)
 
 
 def play(game: Go, actions: list[Action]) -> None:

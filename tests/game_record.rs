@@ -1,5 +1,9 @@
 //! A game rebuilt from its record is the same game: same record, same answers, same history.
 
+mod random_play;
+
+use random_play::random_turns;
+
 use gokata::engine::{game_from_position, Color, Game, Rng};
 
 fn same_answers(a: &Game, b: &Game) -> bool {
@@ -11,30 +15,6 @@ fn same_answers(a: &Game, b: &Game) -> bool {
                     .iter()
                     .all(|&c| x.illegal_reason(p, c) == y.illegal_reason(p, c))
         })
-}
-
-fn random_turns(game: &mut Game, rng: &mut Rng, turns: usize) {
-    let (h, w) = (game.board().height(), game.board().width());
-    for _ in 0..turns {
-        let p = game.board().point(rng.below(h), rng.below(w));
-        match rng.below(12) {
-            0 => game.pass(),
-            1 => {
-                let color = if rng.below(2) == 0 {
-                    Color::Black
-                } else {
-                    Color::White
-                };
-                let _ = game.play_as(color, p);
-            }
-            2 => {
-                let _ = game.rollback(rng.below(3) as i64);
-            }
-            _ => {
-                let _ = game.play(p);
-            }
-        }
-    }
 }
 
 fn assert_rebuilds(game: &Game, context: &str) {

@@ -1,32 +1,12 @@
 //! SGF from pure Rust: engine games written with `sgf::write_game` read back to the same record;
 //! messy files read strict and lenient; deep nesting neither overflows the stack nor recurses.
 
+mod random_play;
+
+use random_play::random_turns;
+
 use gokata::engine::{game_from_position, Color, Game, Rng};
 use gokata::sgf::{self, GameInfo};
-
-fn random_turns(game: &mut Game, rng: &mut Rng, turns: usize) {
-    let (h, w) = (game.board().height(), game.board().width());
-    for _ in 0..turns {
-        let p = game.board().point(rng.below(h), rng.below(w));
-        match rng.below(12) {
-            0 => game.pass(),
-            1 => {
-                let color = if rng.below(2) == 0 {
-                    Color::Black
-                } else {
-                    Color::White
-                };
-                let _ = game.play_as(color, p);
-            }
-            2 => {
-                let _ = game.rollback(rng.below(3) as i64);
-            }
-            _ => {
-                let _ = game.play(p);
-            }
-        }
-    }
-}
 
 fn read_back(text: &str) -> Game {
     let games = sgf::read_collection_text(text, true).unwrap_or_else(|e| panic!("{e}\n{text}"));
