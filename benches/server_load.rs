@@ -51,7 +51,7 @@ use serde_json::{json, Value};
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, watch, Semaphore};
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
-use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 use tokio_tungstenite::WebSocketStream;
 
 const SIZE: usize = 9;
@@ -548,6 +548,15 @@ struct Out {
     not_before: Option<Instant>,
 }
 
+/// When a connection acts (on a frame, or as playing begins), whether playing goes on, and where
+/// its frames to send go.
+struct Moment<'a> {
+    now: Instant,
+    running: bool,
+    shared: &'a Shared,
+    out: &'a mut Vec<Out>,
+}
+
 #[derive(Default)]
 struct Stats {
     /// Own turns acknowledged inside the window.
@@ -564,27 +573,76 @@ struct Stats {
     paced: u64,
 }
 
+/// A connection's side of the exchange of turns, the same for a player and an echo peer: the
+/// stamps of its current game (shared with the opponent's connection), its own turn sent and not
+/// yet acknowledged, and what it counted.
+struct Turns {
+    sent: Arc<Sent>,
+    awaiting: Option<usize>,
+    stats: Stats,
+}
+
+impl Turns {
+    fn new(sent: Arc<Sent>) -> Turns {
+        Turns {
+            sent,
+            awaiting: None,
+            stats: Stats::default(),
+        }
+    }
+
+    /// Sends own turn `ply` as `text`, not before `not_before`; it is stamped as it goes and
+    /// awaits its acknowledgement.
+    fn send(&mut self, ply: usize, text: String, not_before: Option<Instant>, out: &mut Vec<Out>) {
+        self.awaiting = Some(ply);
+        out.push(Out {
+            text,
+            stamp: Some((self.sent.clone(), ply)),
+            not_before,
+        });
+    }
+
+    /// Own turn `ply` came back at `now`; false (and nothing counted) if it is not the one sent.
+    fn on_my_turn_acknowledged(&mut self, ply: usize, now: Instant, shared: &Shared) -> bool {
+        if self.awaiting != Some(ply) {
+            return false;
+        }
+        self.awaiting = None;
+        self.stats.turns += 1;
+        if shared.in_window(now) {
+            self.stats.acked_in_window += 1;
+        }
+        true
+    }
+
+    /// The opponent's turn `ply` arrived at `now`: its latency from the opponent's stamp; false
+    /// if the opponent did not stamp it.
+    fn on_opponent_turn(&mut self, ply: usize, now: Instant, shared: &Shared) -> bool {
+        let Some(sent) = self.sent.at(ply) else {
+            return false;
+        };
+        if shared.in_window(now) {
+            let micros = now.duration_since(sent).as_micros();
+            self.stats.latencies_us.push(micros.min(u32::MAX as u128) as u32);
+        }
+        true
+    }
+}
+
 /// What a connection does; the driver owns the socket, the phases and the pacing.
 trait Role: Send + 'static {
     fn name(&self) -> String;
     fn hello(&self) -> String;
     fn welcomed(&mut self, frame: &Value) -> Result<(), String>;
     /// Playing begins.
-    fn run(&mut self, shared: &Shared, out: &mut Vec<Out>);
-    fn frame(
-        &mut self,
-        frame: Value,
-        now: Instant,
-        running: bool,
-        shared: &Shared,
-        out: &mut Vec<Out>,
-    ) -> Result<(), String>;
-    /// No own turn awaits its acknowledgement.
-    fn is_quiet(&self) -> bool;
-    /// Re-reading begins.
-    fn verify(&mut self, out: &mut Vec<Out>);
-    fn is_verified(&self) -> bool;
-    fn stats(&mut self) -> &mut Stats;
+    fn run(&mut self, at: &mut Moment);
+    fn frame(&mut self, frame: Value, at: &mut Moment) -> Result<(), String>;
+    /// Re-reading begins (a role without games has nothing to re-read).
+    fn verify(&mut self, _out: &mut Vec<Out>) {}
+    fn is_verified(&self) -> bool {
+        true
+    }
+    fn turns(&mut self) -> &mut Turns;
 }
 
 struct Pacer {
@@ -639,21 +697,26 @@ async fn connect(port: u16) -> Result<Socket, String> {
     Ok(socket)
 }
 
+/// The JSON of a text frame; `None` for a frame of another kind, which is passed over.
+fn received(message: Option<Result<Message, WsError>>) -> Result<Option<Value>, String> {
+    match message {
+        Some(Ok(Message::Text(text))) => serde_json::from_str(text.as_str())
+            .map(Some)
+            .map_err(|e| format!("not JSON ({e}): {text}")),
+        Some(Ok(Message::Close(frame))) => Err(format!("the server closed the connection: {frame:?}")),
+        Some(Ok(_)) => Ok(None),
+        Some(Err(e)) => Err(format!("the connection failed: {e}")),
+        None => Err("the server closed the connection".into()),
+    }
+}
+
 async fn next_frame(socket: &mut Socket) -> Result<Value, String> {
     loop {
         let message = tokio::time::timeout(CONNECT_TIMEOUT, socket.next())
             .await
             .map_err(|_| "no answer in time".to_string())?;
-        match message {
-            Some(Ok(Message::Text(text))) => {
-                return serde_json::from_str(text.as_str()).map_err(|e| format!("not JSON ({e}): {text}"))
-            }
-            Some(Ok(Message::Close(frame))) => {
-                return Err(format!("the server closed the connection: {frame:?}"))
-            }
-            Some(Ok(_)) => {}
-            Some(Err(e)) => return Err(format!("the connection failed: {e}")),
-            None => return Err("the server closed the connection".into()),
+        if let Some(frame) = received(message)? {
+            return Ok(frame);
         }
     }
 }
@@ -667,7 +730,7 @@ async fn drive<R: Role>(
     let mut pacer = Pacer::new();
     match drive_socket(&mut role, port, &shared, phases, &mut pacer).await {
         Ok(()) => {
-            let mut stats = std::mem::take(role.stats());
+            let mut stats = std::mem::take(&mut role.turns().stats);
             stats.paced = pacer.waits;
             Ok(stats)
         }
@@ -705,7 +768,13 @@ async fn drive_socket<R: Role>(
         let now_phase = *phases.borrow_and_update();
         if now_phase != phase {
             if phase < Phase::Run && now_phase == Phase::Run {
-                role.run(shared, &mut out);
+                let now = Instant::now();
+                role.run(&mut Moment {
+                    now,
+                    running: true,
+                    shared,
+                    out: &mut out,
+                });
             }
             if phase < Phase::Verify && now_phase == Phase::Verify {
                 role.verify(&mut out);
@@ -734,7 +803,7 @@ async fn drive_socket<R: Role>(
                 .await
                 .map_err(|e| format!("cannot send: {e}"))?;
         }
-        if phase >= Phase::Stop && !quiet && role.is_quiet() {
+        if phase >= Phase::Stop && !quiet && role.turns().awaiting.is_none() {
             quiet = true;
             shared.quiet.fetch_add(1, Ordering::SeqCst);
         }
@@ -745,18 +814,9 @@ async fn drive_socket<R: Role>(
         tokio::select! {
             message = socket.next() => {
                 let now = Instant::now();
-                match message {
-                    Some(Ok(Message::Text(text))) => {
-                        let frame: Value = serde_json::from_str(text.as_str())
-                            .map_err(|e| format!("not JSON ({e}): {text}"))?;
-                        role.frame(frame, now, phase == Phase::Run, shared, &mut out)?;
-                    }
-                    Some(Ok(Message::Close(frame))) => {
-                        return Err(format!("the server closed the connection: {frame:?}"))
-                    }
-                    Some(Ok(_)) => {}
-                    Some(Err(e)) => return Err(format!("the connection failed: {e}")),
-                    None => return Err("the server closed the connection".into()),
+                if let Some(frame) = received(message)? {
+                    let running = phase == Phase::Run;
+                    role.frame(frame, &mut Moment { now, running, shared, out: &mut out })?;
                 }
             }
             changed = phases.changed() => {
@@ -782,9 +842,13 @@ struct Current {
     log: GameLog,
     me: Color,
     engine: Game,
-    sent: Arc<Sent>,
-    /// The ply of the own turn sent and not yet acknowledged.
-    awaiting: Option<usize>,
+}
+
+impl Current {
+    fn two_passes(&self) -> bool {
+        let moves = &self.log.moves;
+        moves.len() >= 2 && moves[moves.len() - 2..].iter().all(Option::is_none)
+    }
 }
 
 struct Player {
@@ -796,7 +860,8 @@ struct Player {
     done: Vec<GameLog>,
     /// Games asked for by `sync`, not yet answered.
     syncing: HashSet<String>,
-    stats: Stats,
+    /// Of the current game; of none before the first.
+    turns: Turns,
 }
 
 impl Player {
@@ -809,7 +874,7 @@ impl Player {
             current: None,
             done: Vec::new(),
             syncing: HashSet::new(),
-            stats: Stats::default(),
+            turns: Turns::new(Arc::default()),
         }
     }
 
@@ -821,10 +886,13 @@ impl Player {
         });
     }
 
-    /// The player to move sends a random light move, or a pass.
-    fn play_turn(&mut self, not_before: Option<Instant>, out: &mut Vec<Out>) {
+    /// The player to move sends a random light move, or a pass, when it is due.
+    fn play_turn(&mut self, at: &mut Moment, first: bool) {
         let current = self.current.as_mut().expect("a game");
         let ply = current.log.moves.len();
+        let not_before = at
+            .shared
+            .not_before(&self.turns.sent, ply, at.now, first, &mut self.rng);
         let board = current.engine.board();
         let me = current.me;
         let point = if ply >= TURN_CAP {
@@ -845,22 +913,10 @@ impl Player {
             None => json!({"type": "pass", "game": id, "ply": ply}),
         }
         .to_string();
-        current.awaiting = Some(ply);
-        out.push(Out {
-            text,
-            stamp: Some((current.sent.clone(), ply)),
-            not_before,
-        });
+        self.turns.send(ply, text, not_before, at.out);
     }
 
-    fn start(
-        &mut self,
-        frame: &Value,
-        now: Instant,
-        running: bool,
-        shared: &Shared,
-        out: &mut Vec<Out>,
-    ) -> Result<(), String> {
+    fn start(&mut self, frame: &Value, at: &mut Moment) -> Result<(), String> {
         if let Some(current) = &self.current {
             return Err(format!("a start while game {} goes on", current.log.id));
         }
@@ -879,7 +935,7 @@ impl Player {
         if state["size"] != SIZE || state["moves"].as_array().is_none_or(|m| !m.is_empty()) {
             return Err(format!("game {id} does not start as a new 9x9 game: {state}"));
         }
-        let sent = self
+        self.turns.sent = self
             .registry
             .lock()
             .unwrap()
@@ -887,7 +943,7 @@ impl Player {
             .or_default()
             .clone();
         if me == Color::Black {
-            self.stats.games_started += 1;
+            self.turns.stats.games_started += 1;
         }
         self.current = Some(Current {
             log: GameLog {
@@ -898,26 +954,15 @@ impl Player {
             },
             me,
             engine: Game::new(SIZE, SIZE).expect("a 9x9 board"),
-            sent,
-            awaiting: None,
         });
-        if running && me == Color::Black {
-            let sent = self.current.as_ref().expect("a game").sent.clone();
-            let not_before = shared.not_before(&sent, 0, now, self.first_game, &mut self.rng);
-            self.play_turn(not_before, out);
+        if at.running && me == Color::Black {
+            self.play_turn(at, self.first_game);
         }
         self.first_game = false;
         Ok(())
     }
 
-    fn played(
-        &mut self,
-        frame: &Value,
-        now: Instant,
-        running: bool,
-        shared: &Shared,
-        out: &mut Vec<Out>,
-    ) -> Result<(), String> {
+    fn played(&mut self, frame: &Value, at: &mut Moment) -> Result<(), String> {
         let current = self
             .current
             .as_mut()
@@ -967,35 +1012,23 @@ impl Player {
         };
         current.log.moves.push(point);
         if color == current.me {
-            if current.awaiting != Some(ply) {
+            if !self.turns.on_my_turn_acknowledged(ply, at.now, at.shared) {
                 return Err(format!("game {id}: played of my ply {ply}, which I did not send"));
-            }
-            current.awaiting = None;
-            self.stats.turns += 1;
-            if shared.in_window(now) {
-                self.stats.acked_in_window += 1;
             }
             return Ok(());
         }
-        let sent = current
-            .sent
-            .at(ply)
-            .ok_or_else(|| format!("game {id}: played of ply {ply}, which the opponent did not stamp"))?;
-        if shared.in_window(now) {
-            let micros = now.duration_since(sent).as_micros();
-            self.stats.latencies_us.push(micros.min(u32::MAX as u128) as u32);
+        if !self.turns.on_opponent_turn(ply, at.now, at.shared) {
+            return Err(format!(
+                "game {id}: played of ply {ply}, which the opponent did not stamp"
+            ));
         }
-        let moves = &current.log.moves;
-        let two_passes = moves.len() >= 2 && moves[moves.len() - 2..].iter().all(Option::is_none);
-        if running && !two_passes {
-            let game = current.sent.clone();
-            let not_before = shared.not_before(&game, ply + 1, now, false, &mut self.rng);
-            self.play_turn(not_before, out);
+        if at.running && !current.two_passes() {
+            self.play_turn(at, false);
         }
         Ok(())
     }
 
-    fn over(&mut self, frame: &Value, running: bool, out: &mut Vec<Out>) -> Result<(), String> {
+    fn over(&mut self, frame: &Value, at: &mut Moment) -> Result<(), String> {
         let mut current = self
             .current
             .take()
@@ -1004,12 +1037,10 @@ impl Player {
         if frame["game"] != id.as_str() {
             return Err(format!("over of another game than {id}: {frame}"));
         }
-        let moves = &current.log.moves;
-        let two_passes = moves.len() >= 2 && moves[moves.len() - 2..].iter().all(Option::is_none);
-        if frame["reason"] != "passes" || !two_passes || current.awaiting.is_some() {
+        if frame["reason"] != "passes" || !current.two_passes() || self.turns.awaiting.is_some() {
             return Err(format!(
                 "game {id} is over unexpectedly after {} turns: {frame}",
-                moves.len()
+                current.log.moves.len()
             ));
         }
         let score = area_score(current.engine.board(), KOMI);
@@ -1024,11 +1055,11 @@ impl Player {
         }
         current.log.over = true;
         if current.me == Color::Black {
-            self.stats.games_finished += 1;
+            self.turns.stats.games_finished += 1;
         }
         self.done.push(current.log);
-        if running {
-            Player::seek(out);
+        if at.running {
+            Player::seek(at.out);
         }
         Ok(())
     }
@@ -1059,8 +1090,8 @@ impl Player {
                 state["status"]
             ));
         }
-        self.stats.verified_games += 1;
-        self.stats.verified_turns += moves.len() as u64;
+        self.turns.stats.verified_games += 1;
+        self.turns.stats.verified_turns += moves.len() as u64;
         Ok(())
     }
 }
@@ -1081,31 +1112,20 @@ impl Role for Player {
         Ok(())
     }
 
-    fn run(&mut self, _shared: &Shared, out: &mut Vec<Out>) {
-        Player::seek(out);
+    fn run(&mut self, at: &mut Moment) {
+        Player::seek(at.out);
     }
 
-    fn frame(
-        &mut self,
-        frame: Value,
-        now: Instant,
-        running: bool,
-        shared: &Shared,
-        out: &mut Vec<Out>,
-    ) -> Result<(), String> {
+    fn frame(&mut self, frame: Value, at: &mut Moment) -> Result<(), String> {
         match frame["type"].as_str().unwrap_or_default() {
             "seeking" => Ok(()),
-            "start" => self.start(&frame, now, running, shared, out),
-            "played" => self.played(&frame, now, running, shared, out),
-            "over" => self.over(&frame, running, out),
+            "start" => self.start(&frame, at),
+            "played" => self.played(&frame, at),
+            "over" => self.over(&frame, at),
             "state" => self.state(&frame),
             "error" | "goodbye" | "welcome" | "pong" | "cancelled" => Err(format!("unexpected: {frame}")),
             _ => Ok(()),
         }
-    }
-
-    fn is_quiet(&self) -> bool {
-        self.current.as_ref().is_none_or(|c| c.awaiting.is_none())
     }
 
     fn verify(&mut self, out: &mut Vec<Out>) {
@@ -1126,8 +1146,8 @@ impl Role for Player {
         self.syncing.is_empty()
     }
 
-    fn stats(&mut self) -> &mut Stats {
-        &mut self.stats
+    fn turns(&mut self) -> &mut Turns {
+        &mut self.turns
     }
 }
 
@@ -1137,17 +1157,29 @@ impl Role for Player {
 struct EchoPeer {
     pair: usize,
     side: usize,
-    sent: Arc<Sent>,
     /// The ply of the next frame to arrive.
     next: usize,
-    awaiting: Option<usize>,
     rng: Rng,
-    stats: Stats,
+    turns: Turns,
 }
 
 impl EchoPeer {
-    fn send_turn(&mut self, not_before: Option<Instant>, out: &mut Vec<Out>) {
+    fn new(pair: usize, side: usize, sent: Arc<Sent>) -> EchoPeer {
+        EchoPeer {
+            pair,
+            side,
+            next: 0,
+            rng: Rng::new(0xEC40_0000 + 2 * pair as u64 + side as u64),
+            turns: Turns::new(sent),
+        }
+    }
+
+    /// Sends the next frame when it is due.
+    fn send_turn(&mut self, at: &mut Moment, first: bool) {
         let ply = self.next;
+        let not_before = at
+            .shared
+            .not_before(&self.turns.sent, ply, at.now, first, &mut self.rng);
         let (color, to_move) = if self.side == 0 {
             ("black", "white")
         } else {
@@ -1158,12 +1190,7 @@ impl EchoPeer {
             r#"{{"type":"played","game":"echo{:08}","ply":{ply},"color":"{color}","point":"5E","captured":[],"to_move":"{to_move}","remaining_ms":300000}}"#,
             self.pair
         );
-        self.awaiting = Some(ply);
-        out.push(Out {
-            text,
-            stamp: Some((self.sent.clone(), ply)),
-            not_before,
-        });
+        self.turns.send(ply, text, not_before, at.out);
     }
 }
 
@@ -1183,22 +1210,13 @@ impl Role for EchoPeer {
         Ok(())
     }
 
-    fn run(&mut self, shared: &Shared, out: &mut Vec<Out>) {
+    fn run(&mut self, at: &mut Moment) {
         if self.side == 0 {
-            let sent = self.sent.clone();
-            let not_before = shared.not_before(&sent, 0, Instant::now(), true, &mut self.rng);
-            self.send_turn(not_before, out);
+            self.send_turn(at, true);
         }
     }
 
-    fn frame(
-        &mut self,
-        frame: Value,
-        now: Instant,
-        running: bool,
-        shared: &Shared,
-        out: &mut Vec<Out>,
-    ) -> Result<(), String> {
+    fn frame(&mut self, frame: Value, at: &mut Moment) -> Result<(), String> {
         if frame["type"] != "played" || frame["ply"] != self.next {
             return Err(format!("expected frame {}, got {frame}", self.next));
         }
@@ -1206,44 +1224,22 @@ impl Role for EchoPeer {
         self.next += 1;
         let mine = frame["color"] == if self.side == 0 { "black" } else { "white" };
         if mine {
-            if self.awaiting != Some(ply) {
+            if !self.turns.on_my_turn_acknowledged(ply, at.now, at.shared) {
                 return Err(format!("an echo of frame {ply}, which I did not send"));
-            }
-            self.awaiting = None;
-            self.stats.turns += 1;
-            if shared.in_window(now) {
-                self.stats.acked_in_window += 1;
             }
             return Ok(());
         }
-        let sent = self
-            .sent
-            .at(ply)
-            .ok_or_else(|| format!("frame {ply} was not stamped"))?;
-        if shared.in_window(now) {
-            let micros = now.duration_since(sent).as_micros();
-            self.stats.latencies_us.push(micros.min(u32::MAX as u128) as u32);
+        if !self.turns.on_opponent_turn(ply, at.now, at.shared) {
+            return Err(format!("frame {ply} was not stamped"));
         }
-        if running {
-            let game = self.sent.clone();
-            let not_before = shared.not_before(&game, ply + 1, now, false, &mut self.rng);
-            self.send_turn(not_before, out);
+        if at.running {
+            self.send_turn(at, false);
         }
         Ok(())
     }
 
-    fn is_quiet(&self) -> bool {
-        self.awaiting.is_none()
-    }
-
-    fn verify(&mut self, _out: &mut Vec<Out>) {}
-
-    fn is_verified(&self) -> bool {
-        true
-    }
-
-    fn stats(&mut self) -> &mut Stats {
-        &mut self.stats
+    fn turns(&mut self) -> &mut Turns {
+        &mut self.turns
     }
 }
 
@@ -1361,36 +1357,34 @@ fn measure<R: Role>(
         let _ = shared.window.set((begin, end));
         let _ = phase.send(Phase::Run);
         sleep_watching(&shared, begin).await?;
-        let cpu_before = (
-            cpu_seconds(&server_pid),
-            cpu_seconds("self"),
-            machine_busy_seconds(),
-        );
+        let cpu = || {
+            (
+                cpu_seconds(&server_pid),
+                cpu_seconds("self"),
+                machine_busy_seconds(),
+            )
+        };
+        let cpu_before = cpu();
         sleep_watching(&shared, end).await?;
-        let cpu_after = (
-            cpu_seconds(&server_pid),
-            cpu_seconds("self"),
-            machine_busy_seconds(),
-        );
+        let cpu_after = cpu();
         let load_after = load_average();
-        let _ = phase.send(Phase::Stop);
-        wait_for(
-            &shared,
-            &shared.quiet,
-            connections,
-            DRAIN_TIMEOUT,
-            "turns in flight acknowledged",
-        )
-        .await?;
-        let _ = phase.send(Phase::Verify);
-        wait_for(
-            &shared,
-            &shared.verified,
-            connections,
-            VERIFY_TIMEOUT,
-            "games re-read by sync",
-        )
-        .await?;
+        for (next, count, timeout, what) in [
+            (
+                Phase::Stop,
+                &shared.quiet,
+                DRAIN_TIMEOUT,
+                "turns in flight acknowledged",
+            ),
+            (
+                Phase::Verify,
+                &shared.verified,
+                VERIFY_TIMEOUT,
+                "games re-read by sync",
+            ),
+        ] {
+            let _ = phase.send(next);
+            wait_for(&shared, count, connections, timeout, what).await?;
+        }
         let _ = phase.send(Phase::Done);
         let mut total = Stats::default();
         for task in tasks {
@@ -1487,15 +1481,7 @@ fn run(params: &Params) -> Result<(), String> {
             let peers = (0..params.games)
                 .flat_map(|pair| {
                     let sent = Arc::new(Sent::default());
-                    (0..2).map(move |side| EchoPeer {
-                        pair,
-                        side,
-                        sent: sent.clone(),
-                        next: 0,
-                        awaiting: None,
-                        rng: Rng::new(0xEC40_0000 + 2 * pair as u64 + side as u64),
-                        stats: Stats::default(),
-                    })
+                    (0..2).map(move |side| EchoPeer::new(pair, side, sent.clone()))
                 })
                 .collect();
             let ceiling = measure(format!("echo, {how}"), params, interval, peers, &echo)?;
