@@ -15,7 +15,7 @@ use super::batch::{self, legal_mask_bytes, score_dict};
 use super::errors::to_py_err;
 use super::names::point_names;
 use super::pickling;
-use crate::engine::{area_score, game_from_position, playout_until, render, Color, Game, GoError};
+use crate::engine::{area_score, game_from_position, playout_until, render, Color, Game, GoError, MAX_SIDE};
 
 /// A game of Go under the kata's rules: black first, captures, no suicide, and ko: a move may
 /// not recreate the position as it was before the last turn (a pass is a turn). Coordinates
@@ -61,18 +61,27 @@ impl Go {
     /// The board as rows of `'.'`, `'x'` (black), `'o'` (white), top row first. A new list each time.
     #[getter]
     fn board<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let cells: Vec<usize> = {
+        // Copied out first: building Python objects can run Python code, never under the lock.
+        let (height, width) = self.size;
+        let mut cells = [0u8; MAX_SIDE * MAX_SIDE];
+        {
             let game = self.lock(py)?;
             let board = game.board();
-            board
-                .points()
-                .map(|p| board.stone(p).map_or(0, |c| c as usize))
-                .collect()
-        };
+            for row in 0..height {
+                for col in 0..width {
+                    cells[row * width + col] = board.stone(board.point(row, col)).map_or(0, |c| c as u8);
+                }
+            }
+        }
         let symbols = [intern!(py, "."), intern!(py, "x"), intern!(py, "o")];
-        let rows = cells
-            .chunks(self.size.1)
-            .map(|row| PyList::new(py, row.iter().map(|&cell| symbols[cell])));
+        let rows = (0..height).map(|row| {
+            PyList::new(
+                py,
+                cells[row * width..(row + 1) * width]
+                    .iter()
+                    .map(|&cell| symbols[cell as usize]),
+            )
+        });
         PyList::new(py, rows.collect::<PyResult<Vec<_>>>()?)
     }
 
