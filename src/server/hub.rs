@@ -577,9 +577,31 @@ impl Hub {
         self.with_state(game_id, |game| ServerMessage::State { game }.to_json())
     }
 
+    /// A finished game from the store. A store that cannot answer stops the hub after this
+    /// batch (like a failed commit): it is not taken for a game that does not exist.
     fn stored_game(&mut self, game_id: &str) -> Option<ServerGame> {
-        let stored: StoredGame = self.store.game(game_id).ok().flatten()?;
-        ServerGame::from_stored(&stored).ok()
+        let stored: StoredGame = self.read_store(|store| store.game(game_id))?;
+        match ServerGame::from_stored(&stored) {
+            Ok(game) => Some(game),
+            Err(problem) => {
+                self.failure.get_or_insert(StoreError::Corrupt(problem));
+                None
+            }
+        }
+    }
+
+    /// The answer of a store read, `None` when there is none or the read failed (then noted).
+    fn read_store<T>(
+        &mut self,
+        read: impl FnOnce(&mut dyn Store) -> Result<Option<T>, StoreError>,
+    ) -> Option<T> {
+        match read(self.store.as_mut()) {
+            Ok(answer) => answer,
+            Err(error) => {
+                self.failure.get_or_insert(error);
+                None
+            }
+        }
     }
 
     fn send_state(&mut self, conn: ConnId, game_id: &str) -> Result<(), Refused> {
@@ -612,7 +634,7 @@ impl Hub {
             Query::Player(name) => {
                 let record = match self.players.get(&auth::name_key(&name)) {
                     Some(player) => player.record.clone(),
-                    None => self.store.player(&name).ok().flatten()?,
+                    None => self.read_store(|store| store.player(&name))?,
                 };
                 Some(
                     serde_json::json!({"name": record.name, "wins": record.wins, "losses": record.losses})

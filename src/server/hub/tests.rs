@@ -390,3 +390,45 @@ async fn a_game_keeps_one_clock_entry_however_many_turns_it_has() {
     hub.commit_and_deliver().unwrap();
     assert!(hub.games.is_empty(), "the game ended by timeout and left the hub");
 }
+
+/// A store whose reads of games fail, as a broken disk would.
+struct FailingGameReads(SqliteStore);
+
+impl Store for FailingGameReads {
+    fn player(&mut self, name: &str) -> Result<Option<PlayerRecord>, StoreError> {
+        self.0.player(name)
+    }
+    fn add_player(&mut self, name: &str, token_hash: &[u8; 32]) -> Result<bool, StoreError> {
+        self.0.add_player(name, token_hash)
+    }
+    fn game(&mut self, _id: &str) -> Result<Option<StoredGame>, StoreError> {
+        Err(StoreError::Corrupt("the disk failed".into()))
+    }
+    fn unfinished_games(&mut self) -> Result<Vec<StoredGame>, StoreError> {
+        self.0.unfinished_games()
+    }
+    fn commit(&mut self, writes: &[Write]) -> Result<Vec<Records>, StoreError> {
+        self.0.commit(writes)
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_failing_read_stops_the_hub_instead_of_passing_for_an_unknown_game() {
+    let db = TestDb::new("failing-read");
+    let store = FailingGameReads(SqliteStore::open(&db.0).unwrap());
+    let hub = Hub::new(Box::new(store), MOVE_TIME).unwrap();
+    let (events, receiver) = mpsc::channel(64);
+    let running = tokio::spawn(hub.run(receiver));
+    let (mut alice, _) = Client::hello(&events, 1, "alice", None).await;
+    alice.send(json!({"type": "sync", "game": "finished1234"})).await;
+    let reply = alice.recv().await;
+    assert_eq!(reply["code"], "unknown_game", "the request is answered");
+    let goodbye = tokio::time::timeout(Duration::from_secs(5), alice.recv()).await;
+    assert_eq!(
+        goodbye.expect("a goodbye")["type"],
+        "goodbye",
+        "then the server stops"
+    );
+    let stopped = running.await.unwrap();
+    assert!(matches!(stopped, Err(StoreError::Corrupt(_))), "{stopped:?}");
+}
