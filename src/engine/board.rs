@@ -5,29 +5,57 @@
 //! and below, so the four neighbours of any point are `p - 1`, `p + 1`, `p - stride` and
 //! `p + stride`, and its diagonals `p ± stride ± 1`, with no bounds test.
 //!
-//! Each chain is a circular linked list of its stones with a head. The head holds the stone
-//! count and the chain's pseudo-liberties (libego's scheme): an empty point next to `k` of the
-//! chain's stones counts `k` times, in a count `L`, a sum `S` of the points and a sum `Q` of
-//! their squares. The chain has no liberty iff `L == 0`, and exactly one distinct liberty iff
-//! `L * Q == S * S` (equality in Cauchy-Schwarz: all the counted points are the same), which is
-//! all that captures, suicide and ko need. Playing a stone or merging chains is then a few
-//! additions, with no search for shared liberties.
+//! Each chain is a circular linked list of its stones; its head holds the stone count and the
+//! exact number of distinct liberties, which is all that captures, suicide and ko need.
+//!
+//! A board's arrays are sized to it: one of four capacities (128, 256, 512 or 1024 points,
+//! the smallest that holds the padded board), each a separate monomorphized `SizedBoard`, so
+//! that a 9x9 position is 1.7 KB, copied with one `memcpy`, and indexing needs no bounds
+//! check. [`Board`] picks the capacity and forwards to it.
 //!
 //! Undo records are a few bytes: captured chains are refilled by flood fill from the recorded
 //! directions, since a captured chain leaves an empty region bounded by the capturer's stones.
 
 use super::color::Color;
 use super::error::{GoError, IllegalReason};
+use super::playout::LightBoard;
 use super::rng::Rng;
+use sized::SizedBoard;
+
+/// `for_each_neighbour!(board, p, |n| { ... })` runs the block for each of the four neighbours
+/// of `p` (up, left, right, down), unrolled: array iterators over the neighbours were not, and
+/// cost a quarter of a replayed move's instructions. `|n, i|` also names the neighbour's index.
+macro_rules! for_each_neighbour {
+    ($board:expr, $p:expr, |$n:ident| $body:block) => {
+        for_each_neighbour!($board, $p, |$n, _i| $body)
+    };
+    ($board:expr, $p:expr, |$n:ident, $i:tt| $body:block) => {{
+        let (p, s): (Point, Point) = ($p, $board.stride);
+        {
+            let ($n, $i) = (p - s, 0);
+            $body
+        }
+        {
+            let ($n, $i) = (p - 1, 1);
+            $body
+        }
+        {
+            let ($n, $i) = (p + 1, 2);
+            $body
+        }
+        {
+            let ($n, $i) = (p + s, 3);
+            $body
+        }
+    }};
+}
+
+mod sized;
+mod update;
 
 /// The largest height or width of a board.
 pub const MAX_SIDE: usize = 25;
-const MAX_STRIDE: usize = MAX_SIDE + 1;
-/// Arrays are a power of two longer than the padded board needs, (25 + 2) * 26 + 1 = 703, so
-/// that indexing with `p & (ARRAY_LEN - 1)` needs no bounds check: see [`ix`].
-const ARRAY_LEN: usize = 1024;
-const _: () = assert!((MAX_SIDE + 2) * MAX_STRIDE < ARRAY_LEN);
-const MAX_POINTS: usize = MAX_SIDE * MAX_SIDE;
+const _: () = assert!(SizedBoard::<1024>::padded_len(MAX_SIDE, MAX_SIDE) <= 1024);
 
 /// An index into the padded array. `0` is a wall, never a playable point, and stands for "no point".
 pub type Point = u16;
@@ -36,20 +64,6 @@ const NO_POINT: Point = 0;
 const EMPTY: u8 = 0;
 const WALL: u8 = 3;
 
-/// The array index of a point. Masking is the identity for every real point and lets the
-/// compiler drop bounds checks on the hot path.
-#[inline(always)]
-fn ix(p: Point) -> usize {
-    p as usize & (ARRAY_LEN - 1)
-}
-
-/// Where ko forbids a move, and for whom.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Ko {
-    point: Point,
-    color: Color,
-}
-
 /// What `undo` needs to take back one move or pass: 8 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MoveRecord {
@@ -57,7 +71,8 @@ pub struct MoveRecord {
     previous_ko_point: Point,
     color: Color,
     previous_ko_color: Color,
-    /// Bit `i` set: the chain at `point + neighbour_offsets()[i]` was captured.
+    /// Bit `i` set: the chain on the `i`th neighbour of `point` (up, left, right, down) was
+    /// captured.
     captured_directions: u8,
 }
 
@@ -76,56 +91,46 @@ impl MoveRecord {
     }
 }
 
-pub struct Board {
-    height: usize,
-    width: usize,
-    stride: usize,
-    cells: [u8; ARRAY_LEN],
-    chain_head: [Point; ARRAY_LEN],
-    next_stone: [Point; ARRAY_LEN],
-    /// Stones in the chain, valid at chain heads.
-    chain_stones: [u16; ARRAY_LEN],
-    /// Pseudo-liberties of the chain, valid at chain heads: count, sum and sum of squares.
-    /// The sums fit in u32: at most 2500 pseudo-liberties, each below 1024.
-    liberty_count: [u16; ARRAY_LEN],
-    liberty_sum: [u32; ARRAY_LEN],
-    liberty_sum_of_squares: [u32; ARRAY_LEN],
-    empty_points: [Point; MAX_POINTS],
-    empty_count: usize,
-    /// Position of each empty point in `empty_points`.
-    empty_slot: [u16; ARRAY_LEN],
-    ko: Option<Ko>,
-    stone_counts: [u16; 3],
-}
+/// A board of any size from 1x1 to 25x25.
+pub struct Board(Storage);
 
 impl Clone for Board {
     fn clone(&self) -> Board {
-        let mut board = Board::new(self.height, self.width).expect("a valid size");
-        board.clone_from(self);
-        board
+        Board(self.0.clone())
     }
 
-    /// Copies only the part of each array that boards of `source`'s size use: a 9x9 board
-    /// is about a tenth of the arrays, so playouts can reuse one scratch board cheaply.
+    /// Copies `source` into this board's memory when both have the same capacity (a scratch
+    /// board for playouts, say): one `memcpy`, no allocation.
     fn clone_from(&mut self, source: &Board) {
-        let used = (source.height + 2) * source.stride + 1;
-        let points = source.height * source.width;
-        self.height = source.height;
-        self.width = source.width;
-        self.stride = source.stride;
-        self.cells[..used].copy_from_slice(&source.cells[..used]);
-        self.chain_head[..used].copy_from_slice(&source.chain_head[..used]);
-        self.next_stone[..used].copy_from_slice(&source.next_stone[..used]);
-        self.chain_stones[..used].copy_from_slice(&source.chain_stones[..used]);
-        self.liberty_count[..used].copy_from_slice(&source.liberty_count[..used]);
-        self.liberty_sum[..used].copy_from_slice(&source.liberty_sum[..used]);
-        self.liberty_sum_of_squares[..used].copy_from_slice(&source.liberty_sum_of_squares[..used]);
-        self.empty_points[..points].copy_from_slice(&source.empty_points[..points]);
-        self.empty_slot[..used].copy_from_slice(&source.empty_slot[..used]);
-        self.empty_count = source.empty_count;
-        self.ko = source.ko;
-        self.stone_counts = source.stone_counts;
+        match (&mut self.0, &source.0) {
+            (Storage::Up128(to), Storage::Up128(from)) => **to = **from,
+            (Storage::Up256(to), Storage::Up256(from)) => **to = **from,
+            (Storage::Up512(to), Storage::Up512(from)) => **to = **from,
+            (Storage::Up1024(to), Storage::Up1024(from)) => **to = **from,
+            _ => *self = source.clone(),
+        }
     }
+}
+
+/// The board in the smallest capacity that holds it.
+#[derive(Clone)]
+enum Storage {
+    Up128(Box<SizedBoard<128>>),
+    Up256(Box<SizedBoard<256>>),
+    Up512(Box<SizedBoard<512>>),
+    Up1024(Box<SizedBoard<1024>>),
+}
+
+/// `each!(board, b => expression)`: the expression for whichever capacity `board` has.
+macro_rules! each {
+    ($sized:expr, $b:ident => $e:expr) => {
+        match $sized {
+            Storage::Up128($b) => $e,
+            Storage::Up256($b) => $e,
+            Storage::Up512($b) => $e,
+            Storage::Up1024($b) => $e,
+        }
+    };
 }
 
 impl Board {
@@ -137,64 +142,59 @@ impl Board {
                 width: width as i64,
             });
         }
-        let mut board = Board {
-            height,
-            width,
-            stride: width + 1,
-            cells: [WALL; ARRAY_LEN],
-            chain_head: [NO_POINT; ARRAY_LEN],
-            next_stone: [NO_POINT; ARRAY_LEN],
-            chain_stones: [0; ARRAY_LEN],
-            liberty_count: [0; ARRAY_LEN],
-            liberty_sum: [0; ARRAY_LEN],
-            liberty_sum_of_squares: [0; ARRAY_LEN],
-            empty_points: [NO_POINT; MAX_POINTS],
-            empty_count: 0,
-            empty_slot: [0; ARRAY_LEN],
-            ko: None,
-            stone_counts: [0; 3],
-        };
-        for row in 0..height {
-            for col in 0..width {
-                let p = board.point(row, col);
-                board.cells[ix(p)] = EMPTY;
-                board.add_empty(p);
-            }
-        }
-        Ok(board)
+        let len = SizedBoard::<128>::padded_len(height, width);
+        Ok(Board(if len <= 128 {
+            Storage::Up128(Box::new(SizedBoard::new(height, width)))
+        } else if len <= 256 {
+            Storage::Up256(Box::new(SizedBoard::new(height, width)))
+        } else if len <= 512 {
+            Storage::Up512(Box::new(SizedBoard::new(height, width)))
+        } else {
+            Storage::Up1024(Box::new(SizedBoard::new(height, width)))
+        }))
+    }
+
+    /// Bytes of memory the board takes, its heap block included.
+    pub fn memory_bytes(&self) -> usize {
+        std::mem::size_of::<Board>() + each!(&self.0, b => std::mem::size_of_val(&**b))
     }
 
     pub fn height(&self) -> usize {
-        self.height
+        each!(&self.0, b => b.height())
     }
 
     pub fn width(&self) -> usize {
-        self.width
+        each!(&self.0, b => b.width())
     }
 
     /// The point at `row` (0 is the top row) and `col` (0 is the left column).
     #[inline]
     pub fn point(&self, row: usize, col: usize) -> Point {
-        debug_assert!(row < self.height && col < self.width);
-        ((row + 1) * self.stride + col + 1) as Point
+        debug_assert!(row < self.height() && col < self.width());
+        each!(&self.0, b => b.point(row, col))
     }
 
     /// The `(row, col)` of a point, inverse of [`Board::point`].
     #[inline]
     pub fn row_col(&self, p: Point) -> (usize, usize) {
-        let p = p as usize;
-        (p / self.stride - 1, p % self.stride - 1)
+        let (p, stride) = (p as usize, self.stride());
+        (p / stride - 1, p % stride - 1)
+    }
+
+    fn stride(&self) -> usize {
+        each!(&self.0, b => b.stride as usize)
     }
 
     /// Every point of the board, row by row from the top.
-    pub fn points(&self) -> impl Iterator<Item = Point> + '_ {
-        (0..self.height).flat_map(move |row| (0..self.width).map(move |col| self.point(row, col)))
+    pub fn points(&self) -> impl Iterator<Item = Point> + use<> {
+        let (height, width, stride) = (self.height(), self.width(), self.stride());
+        (0..height).flat_map(move |row| (0..width).map(move |col| ((row + 1) * stride + col + 1) as Point))
     }
 
     /// The stone on a point, `None` if it is empty.
     #[inline]
     pub fn stone(&self, p: Point) -> Option<Color> {
-        match self.cells[ix(p)] {
+        match each!(&self.0, b => b.cell(p)) {
             1 => Some(Color::Black),
             2 => Some(Color::White),
             _ => None,
@@ -203,138 +203,44 @@ impl Board {
 
     #[inline]
     pub fn is_empty(&self, p: Point) -> bool {
-        self.cells[ix(p)] == EMPTY
+        each!(&self.0, b => b.cell(p)) == EMPTY
     }
 
     pub fn stone_count(&self, color: Color) -> usize {
-        self.stone_counts[color as usize] as usize
+        each!(&self.0, b => b.stone_counts[color as usize]) as usize
     }
 
     /// The empty points, in no particular order.
     pub fn empty_points(&self) -> &[Point] {
-        &self.empty_points[..self.empty_count]
+        each!(&self.0, b => b.empty_points())
     }
 
     /// The number of distinct liberties of the chain through `p` (which must hold a stone).
-    /// Counted afresh: the hot path needs only "none" and "exactly one".
     pub fn liberties(&self, p: Point) -> usize {
-        let mut counted = [false; ARRAY_LEN];
-        let mut liberties = 0;
-        for s in self.chain(p) {
-            for n in self.neighbours(s) {
-                if self.is_empty(n) && !counted[ix(n)] {
-                    counted[ix(n)] = true;
-                    liberties += 1;
-                }
-            }
-        }
-        liberties
+        each!(&self.0, b => b.liberties(p)) as usize
     }
 
     /// The stones of the chain through `p` (which must hold a stone).
     pub fn chain(&self, p: Point) -> Vec<Point> {
-        let mut stones = Vec::new();
-        let mut s = p;
-        loop {
-            stones.push(s);
-            s = self.next_stone[ix(s)];
-            if s == p {
-                return stones;
-            }
-        }
+        each!(&self.0, b => b.chain(p))
     }
 
     /// The point where ko forbids `color` to play now, if any.
     pub fn ko_point(&self, color: Color) -> Option<Point> {
-        self.ko.filter(|ko| ko.color == color).map(|ko| ko.point)
-    }
-
-    #[inline(always)]
-    fn neighbours(&self, p: Point) -> [Point; 4] {
-        let s = self.stride as Point;
-        [p - s, p - 1, p + 1, p + s]
-    }
-
-    #[inline(always)]
-    fn head(&self, p: Point) -> Point {
-        self.chain_head[ix(p)]
-    }
-
-    #[inline(always)]
-    fn same_chain(&self, a: Point, b: Point) -> bool {
-        self.head(a) == self.head(b)
-    }
-
-    /// Whether the chain with head `head` has exactly one distinct liberty (or none).
-    #[inline(always)]
-    fn in_atari(&self, head: Point) -> bool {
-        let h = ix(head);
-        let count = u64::from(self.liberty_count[h]);
-        let sum = u64::from(self.liberty_sum[h]);
-        count * u64::from(self.liberty_sum_of_squares[h]) == sum * sum
-    }
-
-    #[inline(always)]
-    fn has_no_liberty(&self, head: Point) -> bool {
-        self.liberty_count[ix(head)] == 0
-    }
-
-    /// Counts `liberty` once more as a pseudo-liberty of the chain with head `head`.
-    #[inline(always)]
-    fn add_pseudo_liberty(&mut self, head: Point, liberty: Point) {
-        let (h, l) = (ix(head), u32::from(liberty));
-        self.liberty_count[h] += 1;
-        self.liberty_sum[h] += l;
-        self.liberty_sum_of_squares[h] += l * l;
-    }
-
-    #[inline(always)]
-    fn remove_pseudo_liberty(&mut self, head: Point, liberty: Point) {
-        let (h, l) = (ix(head), u32::from(liberty));
-        self.liberty_count[h] -= 1;
-        self.liberty_sum[h] -= l;
-        self.liberty_sum_of_squares[h] -= l * l;
+        let (point, ko_color) = each!(&self.0, b => (b.ko_point, b.ko_color));
+        (point != NO_POINT && ko_color == color).then_some(point)
     }
 
     /// Why `color` may not play at `p`, or `None` when the move is legal. `p` must be on the board.
     #[inline]
     pub fn illegal_reason(&self, p: Point, color: Color) -> Option<IllegalReason> {
-        if !self.is_empty(p) {
-            Some(IllegalReason::Occupied)
-        } else if self.ko == Some(Ko { point: p, color }) {
-            Some(IllegalReason::Ko)
-        } else if self.is_suicide(p, color) {
-            Some(IllegalReason::Suicide)
-        } else {
-            None
-        }
-    }
-
-    /// Whether a stone of `color` on the empty point `p` would be left without a liberty.
-    #[inline]
-    fn is_suicide(&self, p: Point, color: Color) -> bool {
-        let own = color as u8;
-        for n in self.neighbours(p) {
-            let cell = self.cells[ix(n)];
-            if cell == EMPTY {
-                return false;
-            }
-            if cell == WALL {
-                continue;
-            }
-            // `p` is a liberty of every neighbouring chain, so "in atari" means `p` is its last
-            // one: an own chain not in atari keeps a liberty, an opponent chain in atari is taken.
-            if (cell == own) != self.in_atari(self.head(n)) {
-                return false;
-            }
-        }
-        true
+        each!(&self.0, b => b.illegal_reason(p, color))
     }
 
     /// The points where `color` may play, row by row from the top.
     pub fn legal_moves(&self, color: Color) -> impl Iterator<Item = Point> + '_ {
         self.points()
-            .filter(move |&p| self.is_empty(p) && self.illegal_reason(p, color).is_none())
+            .filter(move |&p| self.illegal_reason(p, color).is_none())
     }
 
     /// A uniformly random legal move of `color` that does not fill its own simple eye, or
@@ -342,17 +248,7 @@ impl Board {
     /// list, which only reorders it.
     #[inline]
     pub fn random_light_move(&mut self, color: Color, rng: &mut Rng) -> Option<Point> {
-        let mut candidates = self.empty_count;
-        while candidates > 0 {
-            let i = rng.below(candidates);
-            let p = self.empty_points[i];
-            if !self.is_simple_eye(p, color) && self.illegal_reason(p, color).is_none() {
-                return Some(p);
-            }
-            candidates -= 1;
-            self.swap_empty_slots(i, candidates);
-        }
-        None
+        each!(&mut self.0, b => b.random_light_move(color, rng))
     }
 
     /// Whether the empty point `p` is a simple eye of `color`, as light playouts define it
@@ -360,168 +256,63 @@ impl Board {
     /// eye: at most one diagonal is an opponent stone, none if `p` is on the edge.
     #[inline]
     pub fn is_simple_eye(&self, p: Point, color: Color) -> bool {
-        let own = color as u8;
-        if !self
-            .neighbours(p)
-            .iter()
-            .all(|&n| self.cells[ix(n)] == own || self.cells[ix(n)] == WALL)
-        {
-            return false;
-        }
-        let s = self.stride as Point;
-        let opponent = color.opponent() as u8;
-        let (mut opponents, mut on_edge) = (0, 0);
-        for d in [p - s - 1, p - s + 1, p + s - 1, p + s + 1] {
-            let cell = self.cells[ix(d)];
-            opponents += u8::from(cell == opponent);
-            on_edge |= u8::from(cell == WALL);
-        }
-        opponents + on_edge < 2
+        each!(&self.0, b => b.is_simple_eye(p, color))
     }
 
     /// The neighbours of `p` that are on the board.
     pub fn on_board_neighbours(&self, p: Point) -> impl Iterator<Item = Point> + '_ {
-        self.neighbours(p)
+        each!(&self.0, b => b.neighbours(p))
             .into_iter()
-            .filter(|&n| self.cells[ix(n)] != WALL)
+            .filter(|&n| each!(&self.0, b => b.cell(n)) != WALL)
     }
 
     /// The opponent stones a legal move of `color` at `p` would capture.
     pub fn captures(&self, p: Point, color: Color) -> Vec<Point> {
-        let opponent = color.opponent() as u8;
-        let mut captured = Vec::new();
-        let neighbours = self.neighbours(p);
-        for (i, &n) in neighbours.iter().enumerate() {
-            if self.cells[ix(n)] == opponent
-                && self.in_atari(self.head(n))
-                && !neighbours[..i]
-                    .iter()
-                    .any(|&m| self.cells[ix(m)] == opponent && self.same_chain(m, n))
-            {
-                captured.extend(self.chain(n));
-            }
-        }
-        captured
+        each!(&self.0, b => b.captures(p, color))
+    }
+
+    /// Black's and white's area (indexed by colour): stones, and the empty regions that
+    /// border only that colour.
+    pub fn area(&self) -> [u32; 3] {
+        each!(&self.0, b => b.area())
     }
 
     /// Plays a legal move of `color` at `p`, or returns why it is illegal and changes nothing.
     #[inline]
     pub fn play(&mut self, p: Point, color: Color) -> Result<MoveRecord, IllegalReason> {
-        match self.illegal_reason(p, color) {
+        each!(&mut self.0, b => match b.illegal_reason(p, color) {
             Some(reason) => Err(reason),
-            None => Ok(self.play_legal(p, color)),
-        }
+            None => Ok(b.play_legal(p, color)),
+        })
     }
 
     /// A pass by `color`: it only lifts any ko ban.
     pub fn pass(&mut self, color: Color) -> MoveRecord {
-        let record = self.record(NO_POINT, color);
-        self.ko = None;
-        record
-    }
-
-    fn record(&self, point: Point, color: Color) -> MoveRecord {
-        let (previous_ko_point, previous_ko_color) = match self.ko {
-            Some(ko) => (ko.point, ko.color),
-            None => (NO_POINT, Color::Black),
-        };
-        MoveRecord {
-            point,
-            previous_ko_point,
-            color,
-            previous_ko_color,
-            captured_directions: 0,
-        }
+        each!(&mut self.0, b => b.pass(color))
     }
 
     /// Plays a move already known to be legal.
+    #[inline]
     pub fn play_legal(&mut self, p: Point, color: Color) -> MoveRecord {
         debug_assert_eq!(self.illegal_reason(p, color), None);
-        let mut record = self.record(p, color);
-        let own = color as u8;
-        let opponent = color.opponent() as u8;
-
-        self.put_stone(p, color);
-        let neighbours = self.neighbours(p);
-        let mut captured_stones = 0;
-        let mut captured_at = NO_POINT;
-        for (i, &n) in neighbours.iter().enumerate() {
-            let cell = self.cells[ix(n)];
-            if cell == own {
-                if !self.same_chain(n, p) {
-                    self.merge_chains(n, p);
-                }
-            } else if cell == opponent && self.has_no_liberty(self.head(n)) {
-                captured_stones += self.remove_chain(n);
-                captured_at = n;
-                record.captured_directions |= 1 << i;
-            }
-        }
-
-        // A single stone that took a single stone and has one liberty left can be retaken
-        // at once, which would repeat the position: that retake is the ko.
-        let head = self.head(p);
-        self.ko =
-            (captured_stones == 1 && self.chain_stones[ix(head)] == 1 && self.liberty_count[ix(head)] == 1)
-                .then_some(Ko {
-                    point: captured_at,
-                    color: color.opponent(),
-                });
-        record
+        each!(&mut self.0, b => b.play_legal(p, color))
     }
 
     /// Takes back the move or pass that `record` describes; records must be undone newest first.
     pub fn undo(&mut self, record: MoveRecord) {
-        self.ko = (record.previous_ko_point != NO_POINT).then_some(Ko {
-            point: record.previous_ko_point,
-            color: record.previous_ko_color,
-        });
-        let p = record.point;
-        if p == NO_POINT {
-            return;
-        }
-        let color = record.color;
-        let neighbours = self.neighbours(p);
-        for (i, &n) in neighbours.iter().enumerate() {
-            if record.captured_directions & (1 << i) != 0 && self.is_empty(n) {
-                self.refill_captured_chain(n, color.opponent());
-            }
-        }
-
-        let old_head = self.head(p);
-        let was_alone = self.chain_stones[ix(old_head)] == 1;
-        self.remove_stone(p);
-        for n in neighbours {
-            if self.cells[ix(n)] == color.opponent() as u8 {
-                self.add_pseudo_liberty(self.head(n), p);
-            }
-        }
-        if was_alone {
-            return;
-        }
-        // The stone joined chains together: rebuild what is left of them from scratch.
-        for n in neighbours {
-            if self.cells[ix(n)] == color as u8 && self.head(n) == old_head {
-                self.rebuild_chain(n, old_head);
-            }
-        }
+        each!(&mut self.0, b => b.undo(record))
     }
 
     /// Puts a stone on an empty point without any capture, for handicap stones and set-up
     /// positions. The caller must check the result has no chain without liberties.
     pub fn place_stone(&mut self, p: Point, color: Color) {
         debug_assert!(self.is_empty(p));
-        self.put_stone(p, color);
-        for n in self.neighbours(p) {
-            if self.cells[ix(n)] == color as u8 && !self.same_chain(n, p) {
-                self.merge_chains(n, p);
-            }
-        }
+        each!(&mut self.0, b => b.place_stone(p, color))
     }
 
     /// Sets the ko ban: `color` may not play at `p` next.
     pub fn set_ko(&mut self, p: Point, color: Color) {
-        self.ko = Some(Ko { point: p, color });
+        each!(&mut self.0, b => b.set_ko(p, color))
     }
 
     /// A board holding `stones` (rows top first, `None` for empty), placed without captures.
@@ -550,184 +341,44 @@ impl Board {
     /// `(row, col)` of a stone whose chain has no liberty, if any (only a set-up position can
     /// have one).
     pub fn chain_without_liberty(&self) -> Option<(usize, usize)> {
-        self.points()
-            .find(|&p| !self.is_empty(p) && self.has_no_liberty(self.head(p)))
-            .map(|p| self.row_col(p))
+        each!(&self.0, b => b.chain_without_liberty()).map(|p| self.row_col(p))
     }
 
-    /// Puts a lone stone of `color` on the empty point `p`: its own chain with its empty
-    /// neighbours as pseudo-liberties, and `p` no longer a pseudo-liberty of the chains around.
-    #[inline]
-    fn put_stone(&mut self, p: Point, color: Color) {
-        let i = ix(p);
-        self.cells[i] = color as u8;
-        self.stone_counts[color as usize] += 1;
-        self.remove_empty(p);
-        self.chain_head[i] = p;
-        self.next_stone[i] = p;
-        self.chain_stones[i] = 1;
-        self.liberty_count[i] = 0;
-        self.liberty_sum[i] = 0;
-        self.liberty_sum_of_squares[i] = 0;
-        for n in self.neighbours(p) {
-            match self.cells[ix(n)] {
-                EMPTY => self.add_pseudo_liberty(p, n),
-                WALL => {}
-                _ => self.remove_pseudo_liberty(self.head(n), p),
-            }
-        }
+    /// Runs light-playout moves on this board: [`super::playout::light_moves`], compiled for
+    /// this board's capacity so that the loop pays for no dispatch.
+    pub(super) fn light_moves(
+        &mut self,
+        to_move: Color,
+        previous_was_pass: bool,
+        max_moves: u32,
+        rng: &mut Rng,
+        stop: &mut (impl FnMut() -> bool + ?Sized),
+    ) -> Option<u32> {
+        each!(&mut self.0, b => super::playout::light_moves(
+            &mut **b,
+            to_move,
+            previous_was_pass,
+            max_moves,
+            rng,
+            stop
+        ))
+    }
+}
+
+impl<const N: usize> LightBoard for SizedBoard<N> {
+    #[inline(always)]
+    fn random_light_move(&mut self, color: Color, rng: &mut Rng) -> Option<Point> {
+        SizedBoard::random_light_move(self, color, rng)
     }
 
-    fn remove_stone(&mut self, p: Point) {
-        let color = self.cells[ix(p)];
-        self.stone_counts[color as usize] -= 1;
-        self.cells[ix(p)] = EMPTY;
-        self.add_empty(p);
+    #[inline(always)]
+    fn play_legal(&mut self, p: Point, color: Color) {
+        SizedBoard::play_legal(self, p, color);
     }
 
-    /// Joins the chain through `a` with the chain through `b`, the smaller into the larger.
-    fn merge_chains(&mut self, a: Point, b: Point) {
-        let mut big = self.head(a);
-        let mut small = self.head(b);
-        if self.chain_stones[ix(big)] < self.chain_stones[ix(small)] {
-            std::mem::swap(&mut big, &mut small);
-        }
-        let mut s = small;
-        loop {
-            self.chain_head[ix(s)] = big;
-            let next = self.next_stone[ix(s)];
-            if next == small {
-                break;
-            }
-            s = next;
-        }
-        // Splice the small ring after the big head: s is the small ring's last stone.
-        self.next_stone[ix(s)] = self.next_stone[ix(big)];
-        self.next_stone[ix(big)] = small;
-        let (b, s) = (ix(big), ix(small));
-        self.chain_stones[b] += self.chain_stones[s];
-        self.liberty_count[b] += self.liberty_count[s];
-        self.liberty_sum[b] += self.liberty_sum[s];
-        self.liberty_sum_of_squares[b] += self.liberty_sum_of_squares[s];
-    }
-
-    /// Removes a captured chain; returns the number of stones removed.
-    fn remove_chain(&mut self, p: Point) -> u16 {
-        let capturer = self.cells[ix(p)] ^ 3;
-        let mut removed = 0;
-        let mut s = p;
-        loop {
-            self.remove_stone(s);
-            for n in self.neighbours(s) {
-                if self.cells[ix(n)] == capturer {
-                    self.add_pseudo_liberty(self.head(n), s);
-                }
-            }
-            removed += 1;
-            s = self.next_stone[ix(s)];
-            if s == p {
-                return removed;
-            }
-        }
-    }
-
-    /// Puts back a captured chain of `color` in the empty region through `p`. The region is
-    /// exactly the captured chain: every point around it holds a capturing stone.
-    fn refill_captured_chain(&mut self, p: Point, color: Color) {
-        let mut stack = vec![p];
-        self.place_in_chain(p, color, p);
-        while let Some(s) = stack.pop() {
-            for n in self.neighbours(s) {
-                if self.is_empty(n) {
-                    self.place_in_chain(n, color, p);
-                    stack.push(n);
-                }
-            }
-        }
-    }
-
-    /// Adds a stone of `color` at `p` to the chain headed by `head` (or starts it), taking the
-    /// pseudo-liberty `p` from the opponent chains around. Used only to refill a captured chain,
-    /// which has no liberty until the capturing stone is taken back.
-    fn place_in_chain(&mut self, p: Point, color: Color, head: Point) {
-        let i = ix(p);
-        self.cells[i] = color as u8;
-        self.stone_counts[color as usize] += 1;
-        self.remove_empty(p);
-        for n in self.neighbours(p) {
-            if self.cells[ix(n)] == color.opponent() as u8 {
-                self.remove_pseudo_liberty(self.head(n), p);
-            }
-        }
-        self.chain_head[i] = head;
-        if p == head {
-            self.next_stone[i] = p;
-            self.chain_stones[i] = 1;
-            self.liberty_count[i] = 0;
-            self.liberty_sum[i] = 0;
-            self.liberty_sum_of_squares[i] = 0;
-        } else {
-            self.next_stone[i] = self.next_stone[ix(head)];
-            self.next_stone[ix(head)] = p;
-            self.chain_stones[ix(head)] += 1;
-        }
-    }
-
-    /// Rebuilds, from `start`, the chain of stones still marked with `old_head`, counting its
-    /// pseudo-liberties afresh.
-    fn rebuild_chain(&mut self, start: Point, old_head: Point) {
-        let color = self.cells[ix(start)];
-        let mut members = vec![start];
-        // Mark visited stones with NO_POINT, then relabel them with the new head.
-        self.chain_head[ix(start)] = NO_POINT;
-        let mut i = 0;
-        while i < members.len() {
-            let s = members[i];
-            i += 1;
-            for n in self.neighbours(s) {
-                if self.cells[ix(n)] == color && self.head(n) == old_head {
-                    self.chain_head[ix(n)] = NO_POINT;
-                    members.push(n);
-                }
-            }
-        }
-        let head = start;
-        let h = ix(head);
-        self.chain_stones[h] = members.len() as u16;
-        self.liberty_count[h] = 0;
-        self.liberty_sum[h] = 0;
-        self.liberty_sum_of_squares[h] = 0;
-        for (k, &s) in members.iter().enumerate() {
-            self.chain_head[ix(s)] = head;
-            self.next_stone[ix(s)] = members[(k + 1) % members.len()];
-            for n in self.neighbours(s) {
-                if self.is_empty(n) {
-                    self.add_pseudo_liberty(head, n);
-                }
-            }
-        }
-    }
-
-    fn swap_empty_slots(&mut self, i: usize, j: usize) {
-        self.empty_points.swap(i, j);
-        self.empty_slot[ix(self.empty_points[i])] = i as u16;
-        self.empty_slot[ix(self.empty_points[j])] = j as u16;
-    }
-
-    #[inline]
-    fn add_empty(&mut self, p: Point) {
-        self.empty_slot[ix(p)] = self.empty_count as u16;
-        self.empty_points[self.empty_count] = p;
-        self.empty_count += 1;
-    }
-
-    #[inline]
-    fn remove_empty(&mut self, p: Point) {
-        let slot = self.empty_slot[ix(p)] as usize;
-        self.empty_count -= 1;
-        let last = self.empty_points[self.empty_count];
-        self.empty_points[slot] = last;
-        self.empty_slot[ix(last)] = slot as u16;
+    #[inline(always)]
+    fn pass(&mut self, color: Color) {
+        SizedBoard::pass(self, color);
     }
 }
 

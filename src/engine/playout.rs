@@ -2,7 +2,7 @@
 //! the mover's own simple eye; a pass when none is left; the end at two passes in a row or at
 //! a move cap.
 
-use super::board::Board;
+use super::board::{Board, Point};
 use super::color::Color;
 use super::rng::Rng;
 use super::score::{area_score, Score};
@@ -50,13 +50,39 @@ pub fn playout(
 /// `None` if it gave up, `board` then being part way through.
 pub fn playout_until(
     board: &mut Board,
-    mut to_move: Color,
-    mut previous_was_pass: bool,
+    to_move: Color,
+    previous_was_pass: bool,
     max_moves: u32,
     komi: f64,
     rng: &mut Rng,
     stop: &mut (impl FnMut() -> bool + ?Sized),
 ) -> Option<PlayoutResult> {
+    let moves = board.light_moves(to_move, previous_was_pass, max_moves, rng, stop)?;
+    Some(PlayoutResult {
+        moves,
+        score: area_score(board, komi),
+    })
+}
+
+/// What the playout loop needs of a board; implemented by each board capacity, so the loop
+/// is compiled once per capacity with every call inlined.
+pub(super) trait LightBoard {
+    fn random_light_move(&mut self, color: Color, rng: &mut Rng) -> Option<Point>;
+    fn play_legal(&mut self, p: Point, color: Color);
+    fn pass(&mut self, color: Color);
+}
+
+/// The moves of a playout (see [`playout_until`]): how many were played, or `None` if `stop`
+/// said to give up.
+#[inline(always)]
+pub(super) fn light_moves(
+    board: &mut impl LightBoard,
+    mut to_move: Color,
+    mut previous_was_pass: bool,
+    max_moves: u32,
+    rng: &mut Rng,
+    stop: &mut (impl FnMut() -> bool + ?Sized),
+) -> Option<u32> {
     let mut moves = 0;
     while moves < max_moves {
         if moves % STOP_CHECK_MOVES == 0 && stop() {
@@ -76,10 +102,7 @@ pub fn playout_until(
         }
         to_move = to_move.opponent();
     }
-    Some(PlayoutResult {
-        moves,
-        score: area_score(board, komi),
-    })
+    Some(moves)
 }
 
 /// What many playouts from one position came to.

@@ -33,44 +33,7 @@ impl Score {
 
 /// Scores `board` by area with `komi` added to white.
 pub fn area_score(board: &Board, komi: f64) -> Score {
-    let mut area = [0u32; 3];
-    area[Color::Black as usize] = board.stone_count(Color::Black) as u32;
-    area[Color::White as usize] = board.stone_count(Color::White) as u32;
-    let mut seen = vec![false; board.height() * board.width()];
-    let index = |p| {
-        let (r, c) = board.row_col(p);
-        r * board.width() + c
-    };
-    let mut region = Vec::new();
-    for start in board.points() {
-        if !board.is_empty(start) || seen[index(start)] {
-            continue;
-        }
-        // Flood the empty region, noting which colours border it.
-        let mut borders = [false; 3];
-        region.clear();
-        region.push(start);
-        seen[index(start)] = true;
-        let mut i = 0;
-        while i < region.len() {
-            for n in board.on_board_neighbours(region[i]) {
-                match board.stone(n) {
-                    Some(color) => borders[color as usize] = true,
-                    None if !seen[index(n)] => {
-                        seen[index(n)] = true;
-                        region.push(n);
-                    }
-                    None => {}
-                }
-            }
-            i += 1;
-        }
-        match (borders[Color::Black as usize], borders[Color::White as usize]) {
-            (true, false) => area[Color::Black as usize] += region.len() as u32,
-            (false, true) => area[Color::White as usize] += region.len() as u32,
-            _ => {}
-        }
-    }
+    let area = board.area();
     Score {
         black: area[Color::Black as usize],
         white: area[Color::White as usize],

@@ -1,0 +1,317 @@
+//! A board whose arrays hold `N` entries: `N` is a power of two at least as long as the padded
+//! board, so that indexing with `p & (N - 1)` is the identity on every point and needs no
+//! bounds check. The whole board is one `Copy` block of about `13 * N` bytes (1.7 KB for 9x9,
+//! 6.7 KB for 19x19): copying a position is a single `memcpy`.
+
+use super::super::color::Color;
+use super::super::error::IllegalReason;
+use super::super::rng::Rng;
+use super::{MoveRecord, Point, EMPTY, NO_POINT, WALL};
+
+#[derive(Clone, Copy)]
+pub(crate) struct SizedBoard<const N: usize> {
+    height: u8,
+    width: u8,
+    /// `width + 1`: the distance between vertically adjacent points.
+    pub(super) stride: Point,
+    /// Where ko forbids `ko_color` to play next; `NO_POINT` for none.
+    pub(super) ko_point: Point,
+    pub(super) ko_color: Color,
+    pub(super) empty_count: u16,
+    pub(super) stone_counts: [u16; 3],
+    /// `EMPTY`, a colour (1 black, 2 white) or `WALL`, for every padded point.
+    pub(super) cells: [u8; N],
+    /// The head of the chain of each stone (stale on empty points: check the cell first).
+    pub(super) chain_head: [Point; N],
+    /// The next stone of the chain, a circular list.
+    pub(super) next_stone: [Point; N],
+    /// Valid at chain heads: the number of stones, and of distinct liberties.
+    pub(super) chain_stones: [u16; N],
+    pub(super) chain_liberties: [u16; N],
+    /// The empty points in no particular order, and each empty point's slot in that list.
+    pub(super) empty_points: [Point; N],
+    pub(super) empty_slot: [u16; N],
+}
+
+/// The array index of a point in a board of capacity `N`.
+#[inline(always)]
+pub(super) const fn ix<const N: usize>(p: Point) -> usize {
+    p as usize & (N - 1)
+}
+
+/// Marks for a set of points (any capacity up to 1024), kept on the stack.
+pub(super) struct PointSet([u64; 16]);
+
+impl PointSet {
+    #[inline(always)]
+    pub(super) fn new() -> PointSet {
+        PointSet([0; 16])
+    }
+
+    /// Adds `p`; whether it was new.
+    #[inline(always)]
+    pub(super) fn insert(&mut self, p: Point) -> bool {
+        let (word, bit) = ((p as usize >> 6) & 15, 1u64 << (p & 63));
+        let new = self.0[word] & bit == 0;
+        self.0[word] |= bit;
+        new
+    }
+}
+
+impl<const N: usize> SizedBoard<N> {
+    /// The padded length of a `height` x `width` board: a wall row above and below, one wall
+    /// column shared by the right and left edges, and one more point for the last diagonal.
+    pub(super) const fn padded_len(height: usize, width: usize) -> usize {
+        (height + 2) * (width + 1) + 1
+    }
+
+    /// An empty board; the caller has checked that it fits in `N` entries.
+    pub(super) fn new(height: usize, width: usize) -> SizedBoard<N> {
+        const { assert!(N.is_power_of_two() && N <= 1024) };
+        debug_assert!(Self::padded_len(height, width) <= N);
+        let mut board = SizedBoard {
+            height: height as u8,
+            width: width as u8,
+            stride: (width + 1) as Point,
+            ko_point: NO_POINT,
+            ko_color: Color::Black,
+            empty_count: 0,
+            stone_counts: [0; 3],
+            cells: [WALL; N],
+            chain_head: [NO_POINT; N],
+            next_stone: [NO_POINT; N],
+            chain_stones: [0; N],
+            chain_liberties: [0; N],
+            empty_points: [NO_POINT; N],
+            empty_slot: [0; N],
+        };
+        for row in 0..height {
+            for col in 0..width {
+                let p = board.point(row, col);
+                board.cells[ix::<N>(p)] = EMPTY;
+                board.add_empty(p);
+            }
+        }
+        board
+    }
+
+    #[inline(always)]
+    pub(super) fn height(&self) -> usize {
+        self.height as usize
+    }
+
+    #[inline(always)]
+    pub(super) fn width(&self) -> usize {
+        self.width as usize
+    }
+
+    #[inline(always)]
+    pub(super) fn point(&self, row: usize, col: usize) -> Point {
+        ((row + 1) * self.stride as usize + col + 1) as Point
+    }
+
+    #[inline(always)]
+    pub(super) fn neighbours(&self, p: Point) -> [Point; 4] {
+        let s = self.stride;
+        [p - s, p - 1, p + 1, p + s]
+    }
+
+    #[inline(always)]
+    pub(super) fn cell(&self, p: Point) -> u8 {
+        self.cells[ix::<N>(p)]
+    }
+
+    #[inline(always)]
+    pub(super) fn head(&self, p: Point) -> Point {
+        self.chain_head[ix::<N>(p)]
+    }
+
+    /// Distinct liberties of the chain through the stone at `p`.
+    #[inline(always)]
+    pub(super) fn liberties(&self, p: Point) -> u16 {
+        self.chain_liberties[ix::<N>(self.head(p))]
+    }
+
+    pub(super) fn empty_points(&self) -> &[Point] {
+        &self.empty_points[..self.empty_count as usize]
+    }
+
+    /// The stones of the chain through `p`.
+    pub(super) fn chain(&self, p: Point) -> Vec<Point> {
+        let mut stones = Vec::new();
+        let mut s = p;
+        loop {
+            stones.push(s);
+            s = self.next_stone[ix::<N>(s)];
+            if s == p {
+                return stones;
+            }
+        }
+    }
+
+    /// Why `color` may not play at `p` (on the board), or `None` when the move is legal.
+    #[inline(always)]
+    pub(super) fn illegal_reason(&self, p: Point, color: Color) -> Option<IllegalReason> {
+        if self.cell(p) != EMPTY {
+            Some(IllegalReason::Occupied)
+        } else if p == self.ko_point && color == self.ko_color {
+            Some(IllegalReason::Ko)
+        } else if self.is_suicide(p, color) {
+            Some(IllegalReason::Suicide)
+        } else {
+            None
+        }
+    }
+
+    /// Whether a stone of `color` on the empty point `p` would be left without a liberty:
+    /// no empty neighbour, every own chain around has `p` as its last liberty, and no
+    /// opponent chain around is taken (has `p` as its last liberty).
+    #[inline(always)]
+    fn is_suicide(&self, p: Point, color: Color) -> bool {
+        let own = color as u8;
+        for_each_neighbour!(self, p, |n| {
+            let cell = self.cell(n);
+            if cell == EMPTY || (cell != WALL && (cell == own) == (self.liberties(n) > 1)) {
+                return false;
+            }
+        });
+        true
+    }
+
+    /// The opponent stones a legal move of `color` at `p` would capture.
+    pub(super) fn captures(&self, p: Point, color: Color) -> Vec<Point> {
+        let opponent = color.opponent() as u8;
+        let mut captured = Vec::new();
+        let mut taken = [NO_POINT; 4];
+        for (k, n) in self.neighbours(p).into_iter().enumerate() {
+            if self.cell(n) == opponent && self.liberties(n) == 1 {
+                let head = self.head(n);
+                if !taken.contains(&head) {
+                    taken[k] = head;
+                    captured.extend(self.chain(n));
+                }
+            }
+        }
+        captured
+    }
+
+    /// A uniformly random legal move of `color` that does not fill its own simple eye, or
+    /// `None` if there is none. Candidates are drawn without replacement from the empty-point
+    /// list, which only reorders it.
+    #[inline(always)]
+    pub(super) fn random_light_move(&mut self, color: Color, rng: &mut Rng) -> Option<Point> {
+        let mut candidates = self.empty_count as usize;
+        while candidates > 0 {
+            let i = rng.below(candidates) & (N - 1);
+            let p = self.empty_points[i];
+            if !self.is_simple_eye(p, color) && self.illegal_reason(p, color).is_none() {
+                return Some(p);
+            }
+            candidates -= 1;
+            self.swap_empty_slots(i, candidates & (N - 1));
+        }
+        None
+    }
+
+    /// Whether the empty point `p` is a simple eye of `color`, as light playouts define it
+    /// (libego, Pachi): every neighbour is a `color` stone or the edge, and it is not a false
+    /// eye: at most one diagonal is an opponent stone, none if `p` is on the edge.
+    #[inline(always)]
+    pub(super) fn is_simple_eye(&self, p: Point, color: Color) -> bool {
+        let own = color as u8;
+        for_each_neighbour!(self, p, |n| {
+            let cell = self.cell(n);
+            if cell != own && cell != WALL {
+                return false;
+            }
+        });
+        let s = self.stride;
+        let opponent = own ^ 3;
+        let (mut opponents, mut on_edge) = (0, 0);
+        for d in [p - s - 1, p - s + 1, p + s - 1, p + s + 1] {
+            let cell = self.cell(d);
+            opponents += u8::from(cell == opponent);
+            on_edge |= u8::from(cell == WALL);
+        }
+        opponents + on_edge < 2
+    }
+
+    /// Black's and white's area: stones, and empty regions that border only one colour.
+    pub(super) fn area(&self) -> [u32; 3] {
+        let mut area = [
+            0,
+            u32::from(self.stone_counts[1]),
+            u32::from(self.stone_counts[2]),
+        ];
+        let mut seen = PointSet::new();
+        let mut region = [NO_POINT; N];
+        for &start in self.empty_points() {
+            if !seen.insert(start) {
+                continue;
+            }
+            // Flood the empty region, noting which colours border it.
+            let mut borders = 0u8;
+            region[0] = start;
+            let (mut done, mut len) = (0, 1);
+            while done < len {
+                for_each_neighbour!(self, region[done & (N - 1)], |n| {
+                    match self.cell(n) {
+                        EMPTY if seen.insert(n) => {
+                            region[len & (N - 1)] = n;
+                            len += 1;
+                        }
+                        EMPTY | WALL => {}
+                        color => borders |= color,
+                    }
+                });
+                done += 1;
+            }
+            if borders == 1 || borders == 2 {
+                area[borders as usize] += len as u32;
+            }
+        }
+        area
+    }
+
+    /// `(row, col)` of a stone whose chain has no liberty, if any (only a set-up position can
+    /// have one).
+    pub(super) fn chain_without_liberty(&self) -> Option<Point> {
+        (0..self.height())
+            .flat_map(|row| (0..self.width()).map(move |col| (row, col)))
+            .map(|(row, col)| self.point(row, col))
+            .find(|&p| matches!(self.cell(p), 1 | 2) && self.liberties(p) == 0)
+    }
+
+    pub(super) fn record(&self, point: Point, color: Color) -> MoveRecord {
+        MoveRecord {
+            point,
+            previous_ko_point: self.ko_point,
+            color,
+            previous_ko_color: self.ko_color,
+            captured_directions: 0,
+        }
+    }
+
+    fn swap_empty_slots(&mut self, i: usize, j: usize) {
+        self.empty_points.swap(i, j);
+        self.empty_slot[ix::<N>(self.empty_points[i])] = i as u16;
+        self.empty_slot[ix::<N>(self.empty_points[j])] = j as u16;
+    }
+
+    #[inline(always)]
+    pub(super) fn add_empty(&mut self, p: Point) {
+        let slot = self.empty_count as usize & (N - 1);
+        self.empty_slot[ix::<N>(p)] = slot as u16;
+        self.empty_points[slot] = p;
+        self.empty_count += 1;
+    }
+
+    #[inline(always)]
+    pub(super) fn remove_empty(&mut self, p: Point) {
+        let slot = self.empty_slot[ix::<N>(p)] as usize & (N - 1);
+        self.empty_count -= 1;
+        let last = self.empty_points[self.empty_count as usize & (N - 1)];
+        self.empty_points[slot] = last;
+        self.empty_slot[ix::<N>(last)] = slot as u16;
+    }
+}

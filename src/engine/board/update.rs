@@ -1,0 +1,302 @@
+//! Changing a board: playing, merging and capturing chains, and taking a move back. Every
+//! chain's liberty count stays exact (as in KataGo's board): a placed stone takes one liberty
+//! from each chain around it, a merge adds only the smaller chain's liberties that the larger
+//! lacks, and a captured stone gives one liberty to each chain around it.
+
+use super::super::color::Color;
+use super::sized::{ix, PointSet, SizedBoard};
+use super::{MoveRecord, Point, EMPTY, NO_POINT, WALL};
+
+impl<const N: usize> SizedBoard<N> {
+    /// Plays a move already known to be legal.
+    #[inline(always)]
+    pub(super) fn play_legal(&mut self, p: Point, color: Color) -> MoveRecord {
+        let mut record = self.record(p, color);
+        let own = color as u8;
+        let opponent = own ^ 3;
+        self.put_stone(p, color);
+        let mut captured_stones = 0;
+        let mut captured_at = NO_POINT;
+        for_each_neighbour!(self, p, |n, i| {
+            let cell = self.cell(n);
+            if cell == own {
+                if self.head(p) == p {
+                    self.join_new_stone(p, self.head(n), own);
+                } else if self.head(n) != self.head(p) {
+                    self.merge_chains(self.head(n), self.head(p));
+                }
+            } else if cell == opponent && self.liberties(n) == 0 {
+                captured_stones += self.remove_chain(n);
+                captured_at = n;
+                record.captured_directions |= 1 << i;
+            }
+        });
+        // A single stone that took a single stone and has one liberty left can be retaken
+        // at once, which would repeat the position: that retake is the ko.
+        let head = ix::<N>(self.head(p));
+        self.ko_point =
+            if captured_stones == 1 && self.chain_stones[head] == 1 && self.chain_liberties[head] == 1 {
+                captured_at
+            } else {
+                NO_POINT
+            };
+        self.ko_color = color.opponent();
+        record
+    }
+
+    /// A pass by `color`: it only lifts any ko ban.
+    pub(super) fn pass(&mut self, color: Color) -> MoveRecord {
+        let record = self.record(NO_POINT, color);
+        self.ko_point = NO_POINT;
+        record
+    }
+
+    /// Puts a stone on an empty point without any capture, for handicap stones and set-up
+    /// positions (which may leave a chain without liberties: the caller checks).
+    pub(super) fn place_stone(&mut self, p: Point, color: Color) {
+        self.put_stone(p, color);
+        for_each_neighbour!(self, p, |n| {
+            if self.cell(n) == color as u8 && self.head(n) != self.head(p) {
+                self.merge_chains(self.head(n), self.head(p));
+            }
+        });
+    }
+
+    /// Puts a lone stone of `color` on the empty point `p`, a chain of its own whose liberties
+    /// are its empty neighbours; `p` stops being a liberty of each chain around it.
+    #[inline(always)]
+    #[allow(unused_assignments)] // the last neighbour's entry in `chains_seen` is never read
+    fn put_stone(&mut self, p: Point, color: Color) {
+        let i = ix::<N>(p);
+        self.cells[i] = color as u8;
+        self.stone_counts[color as usize] += 1;
+        self.remove_empty(p);
+        self.chain_head[i] = p;
+        self.next_stone[i] = p;
+        self.chain_stones[i] = 1;
+        let mut liberties = 0;
+        let mut chains_seen = [NO_POINT; 4];
+        for_each_neighbour!(self, p, |n, k| {
+            match self.cell(n) {
+                EMPTY => liberties += 1,
+                WALL => {}
+                _ => {
+                    let head = self.head(n);
+                    if !chains_seen[..k].contains(&head) {
+                        chains_seen[k] = head;
+                        self.chain_liberties[ix::<N>(head)] -= 1;
+                    }
+                }
+            }
+        });
+        self.chain_liberties[i] = liberties;
+    }
+
+    /// Adds the stone just put at `p` to the chain with head `head` next to it: the chain
+    /// gains the empty neighbours of `p` that are not already its liberties.
+    #[inline(always)]
+    fn join_new_stone(&mut self, p: Point, head: Point, color: u8) {
+        let mut new_liberties = 0;
+        for_each_neighbour!(self, p, |e, i| {
+            if self.cell(e) == EMPTY && !self.touches_chain(e, 3 - i, head, color) {
+                new_liberties += 1;
+            }
+        });
+        let (h, i) = (ix::<N>(head), ix::<N>(p));
+        self.chain_head[i] = head;
+        self.next_stone[i] = self.next_stone[h];
+        self.next_stone[h] = p;
+        self.chain_stones[h] += 1;
+        self.chain_liberties[h] += new_liberties;
+    }
+
+    /// Joins the chains with heads `a` and `b` (same colour), the smaller into the larger.
+    fn merge_chains(&mut self, a: Point, b: Point) {
+        let (big, small) = if self.chain_stones[ix::<N>(a)] >= self.chain_stones[ix::<N>(b)] {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        let color = self.cell(big);
+        // A liberty of the small chain is new unless it touches the big one. Relabelling each
+        // stone after looking at its neighbours keeps a liberty shared by two small-chain
+        // stones from counting twice: the second look sees the first stone as the big chain's.
+        let mut new_liberties = 0;
+        let mut s = small;
+        let last = loop {
+            for_each_neighbour!(self, s, |e, i| {
+                if self.cell(e) == EMPTY && !self.touches_chain(e, 3 - i, big, color) {
+                    new_liberties += 1;
+                }
+            });
+            self.chain_head[ix::<N>(s)] = big;
+            let next = self.next_stone[ix::<N>(s)];
+            if next == small {
+                break s;
+            }
+            s = next;
+        };
+        self.next_stone[ix::<N>(last)] = self.next_stone[ix::<N>(big)];
+        self.next_stone[ix::<N>(big)] = small;
+        self.chain_stones[ix::<N>(big)] += self.chain_stones[ix::<N>(small)];
+        self.chain_liberties[ix::<N>(big)] += new_liberties;
+    }
+
+    /// Whether the empty point `e` is next to a stone of the chain with head `head`, leaving
+    /// out its neighbour number `skip` (the stone it was reached from, known not to be).
+    #[inline(always)]
+    fn touches_chain(&self, e: Point, skip: usize, head: Point, color: u8) -> bool {
+        for_each_neighbour!(self, e, |m, j| {
+            if j != skip && self.cell(m) == color && self.head(m) == head {
+                return true;
+            }
+        });
+        false
+    }
+
+    /// Adds `delta` (+1 or -1) to the liberties of each distinct chain of `color` next to `p`.
+    #[inline(always)]
+    #[allow(unused_assignments)] // the last neighbour's entry in `chains_seen` is never read
+    fn add_to_liberties_around(&mut self, p: Point, color: u8, delta: u16) {
+        let mut chains_seen = [NO_POINT; 4];
+        for_each_neighbour!(self, p, |n, k| {
+            if self.cell(n) == color {
+                let head = self.head(n);
+                if !chains_seen[..k].contains(&head) {
+                    chains_seen[k] = head;
+                    let liberties = &mut self.chain_liberties[ix::<N>(head)];
+                    *liberties = liberties.wrapping_add(delta);
+                }
+            }
+        });
+    }
+
+    /// Removes the captured chain through `start`; returns the number of stones removed.
+    fn remove_chain(&mut self, start: Point) -> u16 {
+        let color = self.cell(start);
+        let mut removed = 0;
+        let mut s = start;
+        loop {
+            self.cells[ix::<N>(s)] = EMPTY;
+            self.add_empty(s);
+            self.add_to_liberties_around(s, color ^ 3, 1);
+            removed += 1;
+            s = self.next_stone[ix::<N>(s)];
+            if s == start {
+                break;
+            }
+        }
+        self.stone_counts[color as usize] -= removed;
+        removed
+    }
+
+    /// Takes back the move or pass that `record` describes; records must be undone newest first.
+    pub(super) fn undo(&mut self, record: MoveRecord) {
+        self.ko_point = record.previous_ko_point;
+        self.ko_color = record.previous_ko_color;
+        let p = record.point;
+        if p == NO_POINT {
+            return;
+        }
+        let own = record.color as u8;
+        let opponent = own ^ 3;
+        for_each_neighbour!(self, p, |n, i| {
+            if record.captured_directions & (1 << i) != 0 && self.cell(n) == EMPTY {
+                self.refill_captured_chain(n, opponent);
+            }
+        });
+        let old_head = self.head(p);
+        let was_alone = self.chain_stones[ix::<N>(old_head)] == 1;
+        self.cells[ix::<N>(p)] = EMPTY;
+        self.add_empty(p);
+        self.stone_counts[own as usize] -= 1;
+        self.add_to_liberties_around(p, opponent, 1);
+        if was_alone {
+            return;
+        }
+        // The stone joined chains together: rebuild what is left of them from scratch.
+        for_each_neighbour!(self, p, |n| {
+            if self.cell(n) == own && self.head(n) == old_head {
+                self.rebuild_chain(n, old_head);
+            }
+        });
+    }
+
+    /// Puts back a captured chain of `color` in the empty region through `start`. The region
+    /// is exactly the captured chain: every point around it holds a capturing stone. The chain
+    /// is rebuilt breadth first, its list of stones doubling as the queue.
+    fn refill_captured_chain(&mut self, start: Point, color: u8) {
+        self.refill_stone(start, color, start);
+        let (mut s, mut tail, mut stones) = (start, start, 1);
+        loop {
+            for_each_neighbour!(self, s, |n| {
+                if self.cell(n) == EMPTY {
+                    self.refill_stone(n, color, start);
+                    self.next_stone[ix::<N>(tail)] = n;
+                    tail = n;
+                    stones += 1;
+                }
+            });
+            if s == tail {
+                break;
+            }
+            s = self.next_stone[ix::<N>(s)];
+        }
+        self.next_stone[ix::<N>(tail)] = start;
+        self.chain_stones[ix::<N>(start)] = stones;
+        // Its last liberty holds the capturing stone, which is taken back next.
+        self.chain_liberties[ix::<N>(start)] = 0;
+        self.stone_counts[color as usize] += stones;
+    }
+
+    fn refill_stone(&mut self, p: Point, color: u8, head: Point) {
+        self.cells[ix::<N>(p)] = color;
+        self.remove_empty(p);
+        self.chain_head[ix::<N>(p)] = head;
+        self.add_to_liberties_around(p, color ^ 3, u16::MAX);
+    }
+
+    /// Rebuilds, from `start`, the chain of stones still labelled `old_head`: breadth first,
+    /// its list of stones doubling as the queue, with its liberties counted afresh.
+    fn rebuild_chain(&mut self, start: Point, old_head: Point) {
+        let color = self.cell(start);
+        let mut liberties_seen = PointSet::new();
+        let (mut s, mut tail, mut stones, mut liberties) = (start, start, 1, 0);
+        // `NO_POINT` marks the stones already taken, whatever the old head was.
+        self.chain_head[ix::<N>(start)] = NO_POINT;
+        loop {
+            for_each_neighbour!(self, s, |n| {
+                let cell = self.cell(n);
+                if cell == color && self.head(n) == old_head {
+                    self.chain_head[ix::<N>(n)] = NO_POINT;
+                    self.next_stone[ix::<N>(tail)] = n;
+                    tail = n;
+                    stones += 1;
+                } else if cell == EMPTY && liberties_seen.insert(n) {
+                    liberties += 1;
+                }
+            });
+            if s == tail {
+                break;
+            }
+            s = self.next_stone[ix::<N>(s)];
+        }
+        self.next_stone[ix::<N>(tail)] = start;
+        let mut s = start;
+        loop {
+            self.chain_head[ix::<N>(s)] = start;
+            s = self.next_stone[ix::<N>(s)];
+            if s == start {
+                break;
+            }
+        }
+        self.chain_stones[ix::<N>(start)] = stones;
+        self.chain_liberties[ix::<N>(start)] = liberties;
+    }
+
+    /// Sets the ko ban: `color` may not play at `p` next.
+    pub(super) fn set_ko(&mut self, p: Point, color: Color) {
+        self.ko_point = p;
+        self.ko_color = color;
+    }
+}
