@@ -19,8 +19,8 @@ pub(crate) struct SizedBoard<const N: usize> {
     pub(super) ko_color: Color,
     pub(super) empty_count: u16,
     pub(super) stone_counts: [u16; 3],
-    /// `EMPTY`, a colour (1 black, 2 white) or `WALL`, for every padded point.
-    pub(super) cells: [u8; N],
+    /// Every padded point's state and its neighbours: see [`Cell`].
+    pub(super) cells: [Cell; N],
     /// The head of the chain of each stone (stale on empty points: check the cell first).
     pub(super) chain_head: [Point; N],
     /// The next stone of the chain, a circular list.
@@ -31,6 +31,40 @@ pub(crate) struct SizedBoard<const N: usize> {
     /// The empty points in no particular order, and each empty point's slot in that list.
     pub(super) empty_points: [Point; N],
     pub(super) empty_slot: [u16; N],
+}
+
+/// A point's state, `EMPTY`, a colour (1 black, 2 white) or `WALL`, in the low two bits, and
+/// counts of its neighbours above them (libego's neighbour counter): empty ones, and black
+/// or white ones with the edge counting as both colours. A legality check or a playout
+/// candidate reads one cell to learn whether a point has an empty neighbour (then it is legal
+/// and no eye) or is surrounded by one colour (an eye candidate).
+pub(super) type Cell = u16;
+pub(super) const STATE: Cell = 0b11;
+const EMPTY_NEIGHBOUR: Cell = 1 << 4;
+/// Indexed by colour: one more black (or white) neighbour.
+const COLOR_NEIGHBOUR: [Cell; 3] = [0, 1 << 8, 1 << 12];
+const COUNT: Cell = 0b111;
+
+/// What to add to the cells around a point whose state goes from `old` to `new`.
+#[inline(always)]
+pub(super) fn neighbour_change(old: u8, new: u8) -> Cell {
+    let count = |state: u8| match state {
+        EMPTY => EMPTY_NEIGHBOUR,
+        color => COLOR_NEIGHBOUR[color as usize & 3],
+    };
+    count(new).wrapping_sub(count(old))
+}
+
+/// The number of empty neighbours in a cell.
+#[inline(always)]
+pub(super) const fn empty_neighbours(cell: Cell) -> Cell {
+    (cell >> 4) & COUNT
+}
+
+/// Whether every neighbour in a cell is a `color` stone or the edge.
+#[inline(always)]
+const fn surrounded_by(cell: Cell, color: u8) -> bool {
+    (cell >> (4 * color as u32 + 4)) & COUNT == 4
 }
 
 /// The array index of a point in a board of capacity `N`.
@@ -77,7 +111,7 @@ impl<const N: usize> SizedBoard<N> {
             ko_color: Color::Black,
             empty_count: 0,
             stone_counts: [0; 3],
-            cells: [WALL; N],
+            cells: [WALL as Cell; N],
             chain_head: [NO_POINT; N],
             next_stone: [NO_POINT; N],
             chain_stones: [0; N],
@@ -88,8 +122,21 @@ impl<const N: usize> SizedBoard<N> {
         for row in 0..height {
             for col in 0..width {
                 let p = board.point(row, col);
-                board.cells[ix::<N>(p)] = EMPTY;
+                board.cells[ix::<N>(p)] = EMPTY as Cell;
                 board.add_empty(p);
+            }
+        }
+        for row in 0..height {
+            for col in 0..width {
+                let p = board.point(row, col);
+                let mut counts = 0;
+                for_each_neighbour!(board, p, |n| {
+                    counts += match board.cell(n) {
+                        WALL => COLOR_NEIGHBOUR[1] + COLOR_NEIGHBOUR[2],
+                        _ => EMPTY_NEIGHBOUR,
+                    };
+                });
+                board.cells[ix::<N>(p)] |= counts;
             }
         }
         board
@@ -116,9 +163,23 @@ impl<const N: usize> SizedBoard<N> {
         [p - s, p - 1, p + 1, p + s]
     }
 
+    /// The state of `p`: `EMPTY`, 1 (black), 2 (white) or `WALL`.
     #[inline(always)]
     pub(super) fn cell(&self, p: Point) -> u8 {
-        self.cells[ix::<N>(p)]
+        (self.cells[ix::<N>(p)] & STATE) as u8
+    }
+
+    /// Puts `state` (a colour or `EMPTY`) on `p`, which held `old`, and counts the change in
+    /// each neighbour's cell.
+    #[inline(always)]
+    pub(super) fn set_state(&mut self, p: Point, old: u8, state: u8) {
+        let i = ix::<N>(p);
+        self.cells[i] = (self.cells[i] & !STATE) | Cell::from(state);
+        let change = neighbour_change(old, state);
+        for_each_neighbour!(self, p, |n| {
+            let cell = &mut self.cells[ix::<N>(n)];
+            *cell = cell.wrapping_add(change);
+        });
     }
 
     #[inline(always)]
@@ -152,8 +213,12 @@ impl<const N: usize> SizedBoard<N> {
     /// Why `color` may not play at `p` (on the board), or `None` when the move is legal.
     #[inline(always)]
     pub(super) fn illegal_reason(&self, p: Point, color: Color) -> Option<IllegalReason> {
-        if self.cell(p) != EMPTY {
+        let cell = self.cells[ix::<N>(p)];
+        if cell & STATE != EMPTY as Cell {
             Some(IllegalReason::Occupied)
+        } else if empty_neighbours(cell) > 0 {
+            // The ko point's neighbours all hold the capturer's stones.
+            None
         } else if p == self.ko_point && color == self.ko_color {
             Some(IllegalReason::Ko)
         } else if self.is_suicide(p, color) {
@@ -204,7 +269,7 @@ impl<const N: usize> SizedBoard<N> {
         while candidates > 0 {
             let i = rng.below(candidates) & (N - 1);
             let p = self.empty_points[i];
-            if !self.is_simple_eye(p, color) && self.illegal_reason(p, color).is_none() {
+            if self.is_light_candidate(p, color) {
                 return Some(p);
             }
             candidates -= 1;
@@ -213,18 +278,33 @@ impl<const N: usize> SizedBoard<N> {
         None
     }
 
+    /// `!is_simple_eye(p, color) && illegal_reason(p, color).is_none()` for an empty `p`, from
+    /// one cell in the common case: a point with an empty neighbour is legal (never the ko
+    /// point, whose neighbours all hold the capturer's stones) and no eye.
+    #[inline(always)]
+    fn is_light_candidate(&self, p: Point, color: Color) -> bool {
+        let cell = self.cells[ix::<N>(p)];
+        if empty_neighbours(cell) > 0 {
+            return true;
+        }
+        if surrounded_by(cell, color as u8) && !self.is_false_eye(p, color as u8) {
+            return false;
+        }
+        !(p == self.ko_point && color == self.ko_color) && !self.is_suicide(p, color)
+    }
+
     /// Whether the empty point `p` is a simple eye of `color`, as light playouts define it
     /// (libego, Pachi): every neighbour is a `color` stone or the edge, and it is not a false
     /// eye: at most one diagonal is an opponent stone, none if `p` is on the edge.
     #[inline(always)]
     pub(super) fn is_simple_eye(&self, p: Point, color: Color) -> bool {
-        let own = color as u8;
-        for_each_neighbour!(self, p, |n| {
-            let cell = self.cell(n);
-            if cell != own && cell != WALL {
-                return false;
-            }
-        });
+        surrounded_by(self.cells[ix::<N>(p)], color as u8) && !self.is_false_eye(p, color as u8)
+    }
+
+    /// Whether `p`, all of whose neighbours are `own` stones or the edge, is a false eye: two
+    /// diagonals hold opponent stones, or one does and `p` is on the edge.
+    #[inline(always)]
+    fn is_false_eye(&self, p: Point, own: u8) -> bool {
         let s = self.stride;
         let opponent = own ^ 3;
         let (mut opponents, mut on_edge) = (0, 0);
@@ -233,7 +313,7 @@ impl<const N: usize> SizedBoard<N> {
             opponents += u8::from(cell == opponent);
             on_edge |= u8::from(cell == WALL);
         }
-        opponents + on_edge < 2
+        opponents + on_edge >= 2
     }
 
     /// Black's and white's area: stones, and empty regions that border only one colour.

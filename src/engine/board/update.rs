@@ -4,8 +4,26 @@
 //! lacks, and a captured stone gives one liberty to each chain around it.
 
 use super::super::color::Color;
-use super::sized::{ix, PointSet, SizedBoard};
-use super::{MoveRecord, Point, EMPTY, NO_POINT, WALL};
+use super::sized::{empty_neighbours, ix, neighbour_change, Cell, PointSet, SizedBoard, STATE};
+use super::{MoveRecord, Point, EMPTY, NO_POINT};
+
+/// The heads of the chains met so far around one point, so that each chain counts once.
+struct ChainsSeen([Point; 4]);
+
+impl ChainsSeen {
+    #[inline(always)]
+    fn new() -> ChainsSeen {
+        ChainsSeen([NO_POINT; 4])
+    }
+
+    /// Whether `head`, met at neighbour number `k`, was not met at an earlier one.
+    #[inline(always)]
+    fn first_time(&mut self, k: usize, head: Point) -> bool {
+        let new = !self.0[..k].contains(&head);
+        self.0[k] = head;
+        new
+    }
+}
 
 impl<const N: usize> SizedBoard<N> {
     /// Plays a move already known to be legal.
@@ -14,21 +32,35 @@ impl<const N: usize> SizedBoard<N> {
         let mut record = self.record(p, color);
         let own = color as u8;
         let opponent = own ^ 3;
-        self.put_stone(p, color);
+        self.put_lone_stone(p, color);
+        // One pass over the neighbours, as in KataGo: each chain around loses the liberty `p`
+        // once; own chains join the new stone, opponent chains left without liberty are taken.
         let mut captured_stones = 0;
         let mut captured_at = NO_POINT;
+        let mut opponents_seen = ChainsSeen::new();
         for_each_neighbour!(self, p, |n, i| {
             let cell = self.cell(n);
             if cell == own {
-                if self.head(p) == p {
-                    self.join_new_stone(p, self.head(n), own);
-                } else if self.head(n) != self.head(p) {
-                    self.merge_chains(self.head(n), self.head(p));
+                let (head, joined) = (self.head(n), self.head(p));
+                if head != joined {
+                    self.chain_liberties[ix::<N>(head)] -= 1;
+                    if joined == p {
+                        self.join_new_stone(p, head, own);
+                    } else {
+                        self.merge_chains(head, joined);
+                    }
                 }
-            } else if cell == opponent && self.liberties(n) == 0 {
-                captured_stones += self.remove_chain(n);
-                captured_at = n;
-                record.captured_directions |= 1 << i;
+            } else if cell == opponent {
+                let head = self.head(n);
+                if opponents_seen.first_time(i, head) {
+                    let liberties = &mut self.chain_liberties[ix::<N>(head)];
+                    *liberties -= 1;
+                    if *liberties == 0 {
+                        captured_stones += self.remove_chain(n);
+                        captured_at = n;
+                        record.captured_directions |= 1 << i;
+                    }
+                }
             }
         });
         // A single stone that took a single stone and has one liberty left can be retaken
@@ -54,42 +86,33 @@ impl<const N: usize> SizedBoard<N> {
     /// Puts a stone on an empty point without any capture, for handicap stones and set-up
     /// positions (which may leave a chain without liberties: the caller checks).
     pub(super) fn place_stone(&mut self, p: Point, color: Color) {
-        self.put_stone(p, color);
-        for_each_neighbour!(self, p, |n| {
-            if self.cell(n) == color as u8 && self.head(n) != self.head(p) {
-                self.merge_chains(self.head(n), self.head(p));
+        let own = color as u8;
+        self.put_lone_stone(p, color);
+        let mut opponents_seen = ChainsSeen::new();
+        for_each_neighbour!(self, p, |n, i| {
+            let cell = self.cell(n);
+            let head = self.head(n);
+            if cell == own && head != self.head(p) {
+                self.chain_liberties[ix::<N>(head)] -= 1;
+                self.merge_chains(head, self.head(p));
+            } else if cell == own ^ 3 && opponents_seen.first_time(i, head) {
+                self.chain_liberties[ix::<N>(head)] -= 1;
             }
         });
     }
 
-    /// Puts a lone stone of `color` on the empty point `p`, a chain of its own whose liberties
-    /// are its empty neighbours; `p` stops being a liberty of each chain around it.
+    /// Puts a lone stone of `color` on the empty point `p`: a chain of its own whose liberties
+    /// are its empty neighbours. The chains around still count `p` as a liberty.
     #[inline(always)]
-    #[allow(unused_assignments)] // the last neighbour's entry in `chains_seen` is never read
-    fn put_stone(&mut self, p: Point, color: Color) {
+    fn put_lone_stone(&mut self, p: Point, color: Color) {
         let i = ix::<N>(p);
-        self.cells[i] = color as u8;
+        self.set_state(p, EMPTY, color as u8);
         self.stone_counts[color as usize] += 1;
         self.remove_empty(p);
         self.chain_head[i] = p;
         self.next_stone[i] = p;
         self.chain_stones[i] = 1;
-        let mut liberties = 0;
-        let mut chains_seen = [NO_POINT; 4];
-        for_each_neighbour!(self, p, |n, k| {
-            match self.cell(n) {
-                EMPTY => liberties += 1,
-                WALL => {}
-                _ => {
-                    let head = self.head(n);
-                    if !chains_seen[..k].contains(&head) {
-                        chains_seen[k] = head;
-                        self.chain_liberties[ix::<N>(head)] -= 1;
-                    }
-                }
-            }
-        });
-        self.chain_liberties[i] = liberties;
+        self.chain_liberties[i] = empty_neighbours(self.cells[i]);
     }
 
     /// Adds the stone just put at `p` to the chain with head `head` next to it: the chain
@@ -156,14 +179,12 @@ impl<const N: usize> SizedBoard<N> {
 
     /// Adds `delta` (+1 or -1) to the liberties of each distinct chain of `color` next to `p`.
     #[inline(always)]
-    #[allow(unused_assignments)] // the last neighbour's entry in `chains_seen` is never read
     fn add_to_liberties_around(&mut self, p: Point, color: u8, delta: u16) {
-        let mut chains_seen = [NO_POINT; 4];
+        let mut chains_seen = ChainsSeen::new();
         for_each_neighbour!(self, p, |n, k| {
             if self.cell(n) == color {
                 let head = self.head(n);
-                if !chains_seen[..k].contains(&head) {
-                    chains_seen[k] = head;
+                if chains_seen.first_time(k, head) {
                     let liberties = &mut self.chain_liberties[ix::<N>(head)];
                     *liberties = liberties.wrapping_add(delta);
                 }
@@ -177,9 +198,7 @@ impl<const N: usize> SizedBoard<N> {
         let mut removed = 0;
         let mut s = start;
         loop {
-            self.cells[ix::<N>(s)] = EMPTY;
-            self.add_empty(s);
-            self.add_to_liberties_around(s, color ^ 3, 1);
+            self.take_stone(s, color);
             removed += 1;
             s = self.next_stone[ix::<N>(s)];
             if s == start {
@@ -188,6 +207,27 @@ impl<const N: usize> SizedBoard<N> {
         }
         self.stone_counts[color as usize] -= removed;
         removed
+    }
+
+    /// Empties the point `s` of a captured chain of `color`: one more liberty for each
+    /// capturing chain around it (in the same pass that counts the change in their cells).
+    #[inline(always)]
+    fn take_stone(&mut self, s: Point, color: u8) {
+        self.cells[ix::<N>(s)] &= !STATE;
+        self.add_empty(s);
+        let change = neighbour_change(color, EMPTY);
+        let capturer = Cell::from(color ^ 3);
+        let mut chains_seen = ChainsSeen::new();
+        for_each_neighbour!(self, s, |n, k| {
+            let cell = &mut self.cells[ix::<N>(n)];
+            *cell = cell.wrapping_add(change);
+            if *cell & STATE == capturer {
+                let head = self.head(n);
+                if chains_seen.first_time(k, head) {
+                    self.chain_liberties[ix::<N>(head)] += 1;
+                }
+            }
+        });
     }
 
     /// Takes back the move or pass that `record` describes; records must be undone newest first.
@@ -207,7 +247,7 @@ impl<const N: usize> SizedBoard<N> {
         });
         let old_head = self.head(p);
         let was_alone = self.chain_stones[ix::<N>(old_head)] == 1;
-        self.cells[ix::<N>(p)] = EMPTY;
+        self.set_state(p, own, EMPTY);
         self.add_empty(p);
         self.stone_counts[own as usize] -= 1;
         self.add_to_liberties_around(p, opponent, 1);
@@ -250,7 +290,7 @@ impl<const N: usize> SizedBoard<N> {
     }
 
     fn refill_stone(&mut self, p: Point, color: u8, head: Point) {
-        self.cells[ix::<N>(p)] = color;
+        self.set_state(p, EMPTY, color);
         self.remove_empty(p);
         self.chain_head[ix::<N>(p)] = head;
         self.add_to_liberties_around(p, color ^ 3, u16::MAX);
