@@ -144,13 +144,13 @@ impl Board {
         }
         let len = SizedBoard::<128>::padded_len(height, width);
         Ok(Board(if len <= 128 {
-            Storage::Up128(Box::new(SizedBoard::new(height, width)))
+            Storage::Up128(SizedBoard::new_boxed(height, width))
         } else if len <= 256 {
-            Storage::Up256(Box::new(SizedBoard::new(height, width)))
+            Storage::Up256(SizedBoard::new_boxed(height, width))
         } else if len <= 512 {
-            Storage::Up512(Box::new(SizedBoard::new(height, width)))
+            Storage::Up512(SizedBoard::new_boxed(height, width))
         } else {
-            Storage::Up1024(Box::new(SizedBoard::new(height, width)))
+            Storage::Up1024(SizedBoard::new_boxed(height, width))
         }))
     }
 

@@ -99,46 +99,48 @@ impl<const N: usize> SizedBoard<N> {
         (height + 2) * (width + 1) + 1
     }
 
+    /// All walls: what a new board starts from, copied straight into its heap block.
+    const WALLS: SizedBoard<N> = SizedBoard {
+        height: 0,
+        width: 0,
+        stride: 0,
+        ko_point: NO_POINT,
+        ko_color: Color::Black,
+        empty_count: 0,
+        stone_counts: [0; 3],
+        cells: [WALL as Cell; N],
+        chain_head: [NO_POINT; N],
+        next_stone: [NO_POINT; N],
+        chain_stones: [0; N],
+        chain_liberties: [0; N],
+        empty_points: [NO_POINT; N],
+        empty_slot: [0; N],
+    };
+
     /// An empty board; the caller has checked that it fits in `N` entries.
-    pub(super) fn new(height: usize, width: usize) -> SizedBoard<N> {
+    pub(super) fn new_boxed(height: usize, width: usize) -> Box<SizedBoard<N>> {
         const { assert!(N.is_power_of_two() && N <= 1024) };
         debug_assert!(Self::padded_len(height, width) <= N);
-        let mut board = SizedBoard {
-            height: height as u8,
-            width: width as u8,
-            stride: (width + 1) as Point,
-            ko_point: NO_POINT,
-            ko_color: Color::Black,
-            empty_count: 0,
-            stone_counts: [0; 3],
-            cells: [WALL as Cell; N],
-            chain_head: [NO_POINT; N],
-            next_stone: [NO_POINT; N],
-            chain_stones: [0; N],
-            chain_liberties: [0; N],
-            empty_points: [NO_POINT; N],
-            empty_slot: [0; N],
-        };
+        let mut board = Box::new(Self::WALLS);
+        board.height = height as u8;
+        board.width = width as u8;
+        board.stride = (width + 1) as Point;
+        let mut slot = 0;
         for row in 0..height {
-            for col in 0..width {
-                let p = board.point(row, col);
-                board.cells[ix::<N>(p)] = EMPTY as Cell;
-                board.add_empty(p);
+            let edge_rows = u16::from(row == 0) + u16::from(row == height - 1);
+            let row_start = board.point(row, 0);
+            for col in 0..width as Point {
+                let walls = edge_rows + u16::from(col == 0) + u16::from(col as usize == width - 1);
+                let p = row_start + col;
+                board.cells[ix::<N>(p)] = EMPTY as Cell
+                    + (4 - walls) * EMPTY_NEIGHBOUR
+                    + walls * (COLOR_NEIGHBOUR[1] + COLOR_NEIGHBOUR[2]);
+                board.empty_points[slot & (N - 1)] = p;
+                board.empty_slot[ix::<N>(p)] = slot as u16;
+                slot += 1;
             }
         }
-        for row in 0..height {
-            for col in 0..width {
-                let p = board.point(row, col);
-                let mut counts = 0;
-                for_each_neighbour!(board, p, |n| {
-                    counts += match board.cell(n) {
-                        WALL => COLOR_NEIGHBOUR[1] + COLOR_NEIGHBOUR[2],
-                        _ => EMPTY_NEIGHBOUR,
-                    };
-                });
-                board.cells[ix::<N>(p)] |= counts;
-            }
-        }
+        board.empty_count = slot as u16;
         board
     }
 
