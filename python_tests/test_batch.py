@@ -1053,3 +1053,46 @@ def test_play_many_then_rollback() -> None:
     assert history(game) == history(one_by_one)
     game.rollback(6)
     assert snapshot(game) == snapshot(Go(5))
+
+
+# playouts(threads=...)
+
+
+@pytest.mark.parametrize("seed", [0, 7, 2**64 - 1])
+def test_playouts_give_the_same_summary_whatever_the_thread_count(seed: int) -> None:
+    game = Go(9)
+    game.move("5E", "3C", "7G")
+    one_thread = playouts(game, 41, seed=seed, threads=1)
+    for threads in (2, 3, 8, 41, 1000):
+        assert playouts(game, 41, seed=seed, threads=threads) == one_thread, threads
+    assert playouts(game, 41, seed=seed) == one_thread  # default: every core
+    assert playouts(game, 41, seed=seed, threads=np.int64(2)) == one_thread
+    assert playouts(game, 41, seed=seed + 1, threads=2) != one_thread
+
+
+def test_playouts_spread_over_threads_leave_the_game_alone() -> None:
+    game = Go(9)
+    game.move("5E", "4E")
+    before = (game.board, game.turn, game.move_number)
+    summary = playouts(game, 300, seed=3, threads=4)
+    assert summary["playouts"] == 300
+    assert summary["black_wins"] + summary["white_wins"] + summary["draws"] == 300
+    assert (game.board, game.turn, game.move_number) == before
+
+
+@pytest.mark.parametrize("threads", [0, -1, -(2**70)])
+def test_playouts_refuse_thread_counts_below_one(threads: int) -> None:
+    with pytest.raises(ValueError, match=f"threads must be a positive int, not {threads}"):
+        playouts(Go(5), 3, seed=1, threads=threads)
+
+
+@pytest.mark.parametrize("threads", [True, 2.0, "2", [2]])
+def test_playouts_refuse_thread_counts_that_are_not_ints(threads: object) -> None:
+    with pytest.raises(TypeError, match="threads must be an int"):
+        playouts(Go(5), 3, seed=1, threads=threads)  # type: ignore[arg-type]
+
+
+def test_playouts_with_more_threads_than_playouts_or_cores_still_count_each_once() -> None:
+    summary = playouts(Go(5), 3, seed=4, threads=2**80)
+    assert summary == playouts(Go(5), 3, seed=4, threads=1)
+    assert summary["playouts"] == 3

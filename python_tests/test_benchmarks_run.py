@@ -1,4 +1,5 @@
-"""The Python benchmark still runs and still checks every corpus board (in its quick mode).
+"""The Python benchmark still runs and still checks every corpus board (in its quick mode),
+OpenSpiel's replays included.
 
 It measures nothing here: figures are printed, never asserted. What can fail is the replay of
 the corpus (``GOKATA_CORPUS``, else the repository's ``tests/data/corpus``) through the public
@@ -37,7 +38,16 @@ def test_python_benchmark_replays_the_corpus_correctly() -> None:
     assert "final boards of the corpus" in result.stdout
     replayed = re.search(r"reproduced all (\d+) final boards", result.stdout)
     assert replayed is not None and int(replayed.group(1)) > 0, result.stdout
-    for row in ("Go.move(coord)", "pure-Python board (baseline)", "legal_moves()", "playouts(game"):
+    for row in (
+        "Go.move(coord)",
+        "pyspiel state.apply_action",
+        "Rust Game::play inside the extension",
+        "pure-Python board (baseline)",
+        "bytes: Go(9)",
+        "legal_moves()",
+        "threads=1",
+        "speed-up: all cores / one thread",
+    ):
         assert row in result.stdout
 
 

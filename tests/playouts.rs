@@ -1,6 +1,10 @@
 //! Playouts and area scores, checked against independent flood-fill code.
 
-use gokata::engine::{area_score, default_max_moves, playout, Board, Color, Game, Rng};
+use std::time::Duration;
+
+use gokata::engine::{
+    area_score, default_max_moves, playout, playout_rng, Board, Color, Game, PlayoutPlan, PlayoutSummary, Rng,
+};
 
 /// Area score by flood fill over a plain grid: (black, white).
 fn naive_area(board: &Board) -> (u32, u32) {
@@ -130,17 +134,32 @@ fn komi_decides_close_games_and_equal_areas_draw() {
     assert_eq!(area_score(board, -0.5).winner(), Some(Color::Black));
 }
 
+fn plan(count: u64, max_moves: u32, seed: u64, threads: usize) -> PlayoutPlan {
+    PlayoutPlan {
+        count,
+        max_moves,
+        komi: 0.5,
+        seed,
+        threads,
+    }
+}
+
 /// `stop` is asked before each playout and every `STOP_CHECK_MOVES` moves within one, so a
 /// caller can give up on any count and any move cap; a playout that is not stopped is the
 /// same as without it.
 #[test]
 fn playouts_stop_when_asked() {
     let game = Game::new(19, 19).unwrap();
+    let poll = Duration::from_millis(1);
     let mut asked = 0;
-    let stopped = game.playouts_until(u64::MAX, u32::MAX, 0.5, &mut Rng::new(3), &mut || {
-        asked += 1;
-        asked > 50
-    });
+    let stopped = game.playouts_until(
+        &plan(u64::MAX, u32::MAX, 3, 1),
+        &mut || {
+            asked += 1;
+            asked > 50
+        },
+        poll,
+    );
     assert!(stopped.is_none());
     assert_eq!(asked, 51);
 
@@ -154,10 +173,62 @@ fn playouts_stop_when_asked() {
     assert_eq!(asked, moves.div_ceil(gokata::engine::STOP_CHECK_MOVES));
 
     let mut asked = 0;
-    let summary = game.playouts_until(3, 10, 0.5, &mut Rng::new(5), &mut || {
-        asked += 1;
-        false
-    });
-    assert_eq!(summary, Some(game.playouts(3, 10, 0.5, &mut Rng::new(5))));
+    let summary = game.playouts_until(
+        &plan(3, 10, 5, 1),
+        &mut || {
+            asked += 1;
+            false
+        },
+        poll,
+    );
+    assert_eq!(summary, Some(game.playouts(&plan(3, 10, 5, 1))));
     assert_eq!(asked, 3);
+}
+
+/// Threads share the playouts out, and each playout's random stream depends only on the seed
+/// and its number: any thread count gives the same summary, which is that of the playouts one
+/// by one.
+#[test]
+fn playouts_are_the_same_whatever_the_thread_count() {
+    let mut game = Game::new(9, 9).unwrap();
+    for (row, col) in [(4, 4), (2, 6), (6, 2)] {
+        game.play(game.board().point(row, col)).unwrap();
+    }
+    for seed in [0, 1, u64::MAX] {
+        let one_by_one = (0..37).fold(PlayoutSummary::default(), |mut summary, number| {
+            let mut rng = playout_rng(seed, number);
+            summary.add(&game.playout(243, 0.5, &mut rng));
+            summary
+        });
+        for threads in [1, 2, 3, 8, 37, 100] {
+            assert_eq!(
+                game.playouts(&plan(37, 243, seed, threads)),
+                one_by_one,
+                "seed {seed}, {threads} threads"
+            );
+        }
+    }
+    assert_ne!(
+        game.playouts(&plan(37, 243, 0, 2)),
+        game.playouts(&plan(37, 243, 1, 2))
+    );
+    assert_eq!(game.playouts(&plan(0, 243, 0, 4)), PlayoutSummary::default());
+}
+
+/// With several threads `stop` is asked on the calling thread while it waits, and the threads
+/// give up too.
+#[test]
+fn threaded_playouts_stop_when_asked() {
+    let game = Game::new(19, 19).unwrap();
+    let mut asked = 0;
+    let stopped = game.playouts_until(
+        &plan(u64::MAX, u32::MAX, 3, 2),
+        &mut || {
+            asked += 1;
+            asked > 3
+        },
+        Duration::from_millis(1),
+    );
+    assert!(stopped.is_none());
+    assert_eq!(asked, 4);
 }

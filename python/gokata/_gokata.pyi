@@ -16,6 +16,7 @@ __all__ = [
     "SgfGame",
     "SgfNode",
     "__version__",
+    "_replay_natively",
     "playouts",
     "read_sgf_collection",
     "solve",
@@ -61,9 +62,15 @@ def playouts(
     seed: SupportsIndex | None = None,
     max_moves: SupportsIndex | None = None,
     komi: float = 0.5,
+    threads: SupportsIndex | None = None,
 ) -> _PlayoutSummary:
-    """``n`` light random playouts from ``game``'s position, aggregated; releases the GIL and
-    raises ``KeyboardInterrupt`` promptly on Ctrl-C."""
+    """``n`` light random playouts from ``game``'s position, aggregated, spread over
+    ``threads`` threads (default: one per core); a seed gives the same summary whatever the
+    number of threads. Releases the GIL and raises ``KeyboardInterrupt`` promptly on Ctrl-C."""
+
+def _replay_natively(size: int, games: list[list[str | None]], rounds: int) -> int:
+    """Benchmark support: nanoseconds the Rust engine takes to replay ``games`` (kata
+    coordinates, ``None`` for a pass) ``rounds`` times on fresh boards, GIL released."""
 
 def solve(text: str) -> str:
     """Solves the puzzle "A Game of Go": the final board lines, or ``NOT_VALID``."""
@@ -145,6 +152,8 @@ class Go:
     def __setstate__(self, state: tuple[object, ...]) -> None: ...
     def __copy__(self) -> Go: ...
     def __deepcopy__(self, memo: object) -> Go: ...
+    def __sizeof__(self) -> int:
+        """Bytes of the object, its board's block and its turns on record."""
     @staticmethod
     def from_sgf(data: Union[str, bytes, bytearray], strict: bool = True) -> Go:
         """A game from SGF (str, or bytes decoded by ``CA[...]``, a byte-order mark or a

@@ -35,11 +35,7 @@ pub fn parse(text: &str, height: usize, width: usize) -> Result<(usize, usize), 
     if digits[0] == b'0' && digits.len() > 1 {
         return Err(bad("a row number has no leading zero"));
     }
-    let letter = letter.to_ascii_uppercase();
-    let col = COLUMN_LETTERS
-        .iter()
-        .position(|&c| c == letter)
-        .ok_or_else(|| bad("there is no column I; columns are A-H, J-Z"))?;
+    let col = column_index(letter).ok_or_else(|| bad("there is no column I; columns are A-H, J-Z"))?;
     if col >= width {
         return Err(off_board(format!(
             "column {} is past the last column {}",
@@ -47,17 +43,27 @@ pub fn parse(text: &str, height: usize, width: usize) -> Result<(usize, usize), 
             COLUMN_LETTERS[width - 1] as char
         )));
     }
-    let digits = std::str::from_utf8(digits).expect("ascii digits");
     // Past three digits a number is off every board (and might not fit in a usize).
-    let number: usize = if digits.len() > 3 {
+    let number = if digits.len() > 3 {
         usize::MAX
     } else {
-        digits.parse().expect("digits")
+        digits.iter().fold(0, |n, &d| n * 10 + usize::from(d - b'0'))
     };
     if number == 0 || number > height {
+        let digits = String::from_utf8_lossy(digits);
         return Err(off_board(format!("rows are 1 to {height}, not {digits}")));
     }
     Ok((height - number, col))
+}
+
+/// The column of a letter (either case), `None` for `I` and anything not a column letter.
+fn column_index(letter: u8) -> Option<usize> {
+    let col = match letter.to_ascii_uppercase() {
+        letter @ b'A'..=b'H' => letter - b'A',
+        letter @ b'J'..=b'Z' => letter - b'A' - 1,
+        _ => return None,
+    };
+    Some(usize::from(col))
 }
 
 /// The kata form of `(row, col)` on a board of `height` rows: `(0, 0)` on 9 rows is `"9A"`.

@@ -5,7 +5,7 @@ use super::color::Color;
 use super::coord;
 use super::error::{GoError, IllegalReason};
 use super::handicap::handicap_points;
-use super::playout::{playout_until, PlayoutResult, PlayoutSummary};
+use super::playout::{playout_until, PlayoutResult};
 use super::record::{GameRecord, TurnRecord};
 use super::rng::Rng;
 
@@ -56,6 +56,18 @@ impl Game {
 
     /// Bytes of memory each recorded turn takes.
     pub const BYTES_PER_TURN: usize = std::mem::size_of::<Turn>();
+
+    /// Bytes of memory the game takes outside its own struct: the board's block and the
+    /// turns on record (as allocated).
+    pub fn heap_bytes(&self) -> usize {
+        self.board.memory_bytes() - std::mem::size_of::<Board>()
+            + self.history.capacity() * Self::BYTES_PER_TURN
+    }
+
+    /// Bytes of memory the game takes in all.
+    pub fn memory_bytes(&self) -> usize {
+        std::mem::size_of::<Game>() + self.heap_bytes()
+    }
 
     /// The side to move plays at `p`.
     #[inline]
@@ -115,32 +127,8 @@ impl Game {
         self.playout_on(&mut self.board.clone(), max_moves, komi, rng, stop)
     }
 
-    /// `count` playouts from this position.
-    pub fn playouts(&self, count: u64, max_moves: u32, komi: f64, rng: &mut Rng) -> PlayoutSummary {
-        self.playouts_until(count, max_moves, komi, rng, &mut || false)
-            .expect("never asked to stop")
-    }
-
-    /// [`Game::playouts`], asking `stop` before each playout and every few hundred moves in
-    /// one whether to give up; `None` if it gave up. `count` only bounds the loop.
-    pub fn playouts_until(
-        &self,
-        count: u64,
-        max_moves: u32,
-        komi: f64,
-        rng: &mut Rng,
-        stop: &mut (impl FnMut() -> bool + ?Sized),
-    ) -> Option<PlayoutSummary> {
-        let mut summary = PlayoutSummary::default();
-        let mut scratch = self.board.clone();
-        for _ in 0..count {
-            summary.add(&self.playout_on(&mut scratch, max_moves, komi, rng, stop)?);
-        }
-        Some(summary)
-    }
-
     /// A playout on `scratch`, which is first made a copy of this position.
-    fn playout_on(
+    pub(super) fn playout_on(
         &self,
         scratch: &mut Board,
         max_moves: u32,

@@ -6,6 +6,7 @@ pub mod coord;
 mod error;
 mod game;
 mod handicap;
+mod parallel;
 mod playout;
 mod position;
 mod record;
@@ -18,6 +19,7 @@ pub use color::Color;
 pub use error::{GoError, IllegalReason};
 pub use game::Game;
 pub use handicap::handicap_points;
+pub use parallel::{playout_rng, PlayoutPlan};
 pub use playout::{
     default_max_moves, playout, playout_until, PlayoutResult, PlayoutSummary, STOP_CHECK_MOVES,
 };

@@ -112,8 +112,9 @@ pub struct PlayoutSummary {
     pub black_wins: u64,
     pub white_wins: u64,
     pub draws: u64,
-    /// Sum over playouts of black's area minus white's area and komi.
-    pub total_margin: f64,
+    /// Sum over playouts of black's area minus white's, komi left out: an integer, so that
+    /// sums of parts add up exactly, in any order.
+    pub total_area_difference: i64,
     pub total_moves: u64,
 }
 
@@ -125,7 +126,33 @@ impl PlayoutSummary {
             Some(Color::White) => self.white_wins += 1,
             None => self.draws += 1,
         }
-        self.total_margin += result.score.margin();
+        self.total_area_difference += i64::from(result.score.black) - i64::from(result.score.white);
         self.total_moves += u64::from(result.moves);
+    }
+
+    /// Adds the playouts `other` summarises.
+    pub fn merge(&mut self, other: &PlayoutSummary) {
+        self.playouts += other.playouts;
+        self.black_wins += other.black_wins;
+        self.white_wins += other.white_wins;
+        self.draws += other.draws;
+        self.total_area_difference += other.total_area_difference;
+        self.total_moves += other.total_moves;
+    }
+
+    /// Mean of black's area minus white's area and `komi` (0 without playouts).
+    pub fn mean_margin(&self, komi: f64) -> f64 {
+        if self.playouts == 0 {
+            return 0.0;
+        }
+        self.total_area_difference as f64 / self.playouts as f64 - komi
+    }
+
+    /// Mean number of moves and passes per playout (0 without playouts).
+    pub fn mean_moves(&self) -> f64 {
+        if self.playouts == 0 {
+            return 0.0;
+        }
+        self.total_moves as f64 / self.playouts as f64
     }
 }

@@ -10,7 +10,7 @@ use pyo3::types::{PyDict, PyModule};
 
 use super::arguments::{integer, whole_number, Komi, Size};
 use super::go::Go;
-use crate::engine::{Color, Game, Rng, Score};
+use crate::engine::{Color, Game, PlayoutPlan, Rng, Score};
 
 /// `{"black": area, "white": area, "komi": komi, "winner": "black" | "white" | "draw"}`.
 pub fn score_dict<'py>(py: Python<'py>, score: &Score) -> PyResult<Bound<'py, PyDict>> {
@@ -29,12 +29,16 @@ pub fn score_dict<'py>(py: Python<'py>, score: &Score) -> PyResult<Bound<'py, Py
 
 /// A seed argument: any int or anything with `__index__` (its low 64 bits are used), or
 /// `None` for a fresh random seed.
-pub fn rng(seed: Option<&Bound<'_, PyAny>>) -> PyResult<Rng> {
+pub fn seed(seed: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
     let Some(seed) = seed else {
-        return Ok(Rng::from_entropy());
+        return Ok(Rng::from_entropy().next_u64());
     };
-    let low: u64 = integer(seed, "seed")?.bitand(u64::MAX)?.extract()?;
-    Ok(Rng::new(low))
+    integer(seed, "seed")?.bitand(u64::MAX)?.extract()
+}
+
+/// A random number generator seeded by a seed argument (see [`seed`]).
+pub fn rng(seed: Option<&Bound<'_, PyAny>>) -> PyResult<Rng> {
+    Ok(Rng::new(self::seed(seed)?))
 }
 
 /// A move cap: a positive int (caps past 2^32 - 1 are that), or `None` for the default, three
@@ -53,7 +57,7 @@ pub fn max_moves((height, width): Size, value: Option<&Bound<'_, PyAny>>) -> PyR
 }
 
 /// How often long work checks for signals (Ctrl-C).
-const SIGNAL_CHECK: Duration = Duration::from_millis(5);
+pub const SIGNAL_CHECK: Duration = Duration::from_millis(5);
 
 /// Whether this is Python's main thread, the one that runs signal handlers.
 pub fn on_main_thread(py: Python<'_>) -> PyResult<bool> {
@@ -103,12 +107,15 @@ pub fn until_interrupted<T>(
 }
 
 /// `n` light random playouts from `game`'s position, aggregated. The game is not changed.
-/// The GIL is released meanwhile, so other Python threads run, and signals are checked every
-/// few milliseconds: Ctrl-C raises `KeyboardInterrupt` promptly, whatever `n`.
+/// They are spread over `threads` threads (default: one per core the machine has); playout
+/// number `i` draws from a random stream derived from `seed` and `i`, so a seed gives the same
+/// summary whatever the number of threads. The GIL is released meanwhile, so other Python
+/// threads run, and signals are checked every few milliseconds: Ctrl-C raises
+/// `KeyboardInterrupt` promptly, whatever `n`.
 #[pyfunction]
 #[pyo3(
-    signature = (game, n, seed = None, max_moves = None, komi = Komi(0.5)),
-    text_signature = "(game, n, seed=None, max_moves=None, komi=0.5)"
+    signature = (game, n, seed = None, max_moves = None, komi = Komi(0.5), threads = None),
+    text_signature = "(game, n, seed=None, max_moves=None, komi=0.5, threads=None)"
 )]
 pub fn playouts<'py>(
     py: Python<'py>,
@@ -117,31 +124,50 @@ pub fn playouts<'py>(
     seed: Option<&Bound<'py, PyAny>>,
     max_moves: Option<&Bound<'py, PyAny>>,
     komi: Komi,
+    threads: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let komi = komi.0;
     let count = whole_number(n, "n")?;
     let count = u64::try_from(count)
         .map_err(|_| PyValueError::new_err(format!("n must not be negative, not {count}")))?;
     let game = game.get();
-    let cap = self::max_moves(game.board_size(), max_moves)?;
-    let mut rng = rng(seed)?;
+    let plan = PlayoutPlan {
+        count,
+        max_moves: self::max_moves(game.board_size(), max_moves)?,
+        komi: komi.0,
+        seed: self::seed(seed)?,
+        threads: thread_count(threads)?,
+    };
     let position = game.position(py)?;
     let signals = on_main_thread(py)?;
-    let summary = py.detach(|| {
-        until_interrupted(signals, |stop| {
-            position.playouts_until(count, cap, komi, &mut rng, stop)
-        })
-    })?;
+    let summary =
+        py.detach(|| until_interrupted(signals, |stop| position.playouts_until(&plan, stop, SIGNAL_CHECK)))?;
     let dict = PyDict::new(py);
-    let mean = |total: f64| if count == 0 { 0.0 } else { total / count as f64 };
     dict.set_item(intern!(py, "playouts"), summary.playouts)?;
     dict.set_item(intern!(py, "black_wins"), summary.black_wins)?;
     dict.set_item(intern!(py, "white_wins"), summary.white_wins)?;
     dict.set_item(intern!(py, "draws"), summary.draws)?;
-    dict.set_item(intern!(py, "mean_margin"), mean(summary.total_margin))?;
-    dict.set_item(intern!(py, "mean_moves"), mean(summary.total_moves as f64))?;
+    dict.set_item(intern!(py, "mean_margin"), summary.mean_margin(plan.komi))?;
+    dict.set_item(intern!(py, "mean_moves"), summary.mean_moves())?;
     Ok(dict)
 }
+
+/// A `threads` argument: a positive int, or `None` for one thread per core.
+fn thread_count(value: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
+    let Some(value) = value else {
+        return Ok(std::thread::available_parallelism().map_or(1, |n| n.get()));
+    };
+    let threads = integer(value, "threads")?;
+    if !threads.gt(0)? {
+        return Err(PyValueError::new_err(format!(
+            "threads must be a positive int, not {threads}"
+        )));
+    }
+    // More threads than a machine could run are capped, not refused: they would only wait.
+    Ok(threads.extract::<usize>().unwrap_or(usize::MAX).min(MAX_THREADS))
+}
+
+/// The most threads `playouts` starts, whatever it is asked for.
+const MAX_THREADS: usize = 1024;
 
 /// The numpy module, or `None` if it is not installed (or blocked with
 /// `sys.modules["numpy"] = None`). Imported once, through the import machinery (so threads

@@ -15,7 +15,9 @@ use super::batch::{self, legal_mask_bytes, score_dict};
 use super::errors::to_py_err;
 use super::names::point_names;
 use super::pickling;
-use crate::engine::{area_score, game_from_position, playout_until, render, Color, Game, GoError, MAX_SIDE};
+use crate::engine::{
+    area_score, coord, game_from_position, playout_until, render, Color, Game, GoError, MAX_SIDE,
+};
 
 /// A game of Go under the kata's rules: black first, captures, no suicide, and ko: a move may
 /// not recreate the position as it was before the last turn (a pass is a turn). Coordinates
@@ -35,6 +37,21 @@ pub struct Go {
 }
 
 /// A turn of `play_many`: a pass or a point `(row, col)`.
+/// A positional argument that may be left out: unlike `Option`, an explicit `None` is
+/// `Given(None)`, to be refused like any other bad value.
+enum FirstArgument<'py> {
+    Missing,
+    Given(Bound<'py, PyAny>),
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for FirstArgument<'py> {
+    type Error = PyErr;
+
+    fn extract(value: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        Ok(FirstArgument::Given(value.to_owned()))
+    }
+}
+
 #[derive(Clone, Copy)]
 enum Turn {
     Pass,
@@ -103,21 +120,29 @@ impl Go {
 
     /// Plays each coordinate in turn for the side to move. If one is illegal it raises, and the
     /// moves before it stay played.
-    #[pyo3(signature = (*coords))]
-    fn r#move(&self, py: Python<'_>, coords: &Bound<'_, PyTuple>) -> PyResult<()> {
-        if coords.len() == 1 {
-            let (row, col) = point(self.size, &coords.get_item(0)?)?;
+    ///
+    /// The first coordinate is a parameter of its own so that the usual call, one coordinate,
+    /// builds no tuple of extra arguments (a tenth of the call's time).
+    #[pyo3(signature = (first = FirstArgument::Missing, /, *coords), text_signature = "($self, *coords)")]
+    fn r#move(&self, py: Python<'_>, first: FirstArgument<'_>, coords: &Bound<'_, PyTuple>) -> PyResult<()> {
+        let first = match first {
+            FirstArgument::Missing => return Ok(()),
+            FirstArgument::Given(first) => first,
+        };
+        if coords.is_empty() {
+            let (row, col) = point(self.size, &first)?;
             let mut game = self.lock(py)?;
             let p = game.board().point(row, col);
             let played = game.play(p);
             drop(game);
             return played.map_err(to_py_err);
         }
+        let coords = std::iter::once(first).chain(coords.iter());
         // Every coordinate is read first; they are played in order up to the first malformed
         // one, whose error is raised after the moves before it (as if read one by one).
-        let mut points = Vec::with_capacity(coords.len());
+        let mut points = Vec::new();
         let mut malformed = None;
-        for coord in coords.iter() {
+        for coord in coords {
             match point(self.size, &coord) {
                 Ok(row_col) => points.push(row_col),
                 Err(error) => {
@@ -319,7 +344,7 @@ impl Go {
     fn play_many(&self, py: Python<'_>, coords: &Bound<'_, PyAny>) -> PyResult<usize> {
         if coords.is_instance_of::<PyList>() || coords.is_instance_of::<PyTuple>() {
             // All read first, then played under one hold of the lock.
-            let mut turns = Vec::new();
+            let mut turns = Vec::with_capacity(coords.len()?);
             let mut malformed = None;
             for coord in coords.try_iter()? {
                 match self.turn_of(&coord?) {
@@ -475,6 +500,17 @@ impl Go {
         super::svg::default_svg(&self.position(py)?)
     }
 
+    /// The object's bytes, the board's block and the turns on record included, so that
+    /// `sys.getsizeof` tells what a game costs.
+    fn __sizeof__(slf: &Bound<'_, Self>) -> PyResult<usize> {
+        let basic: usize = slf
+            .get_type()
+            .getattr(intern!(slf.py(), "__basicsize__"))?
+            .extract()?;
+        let heap = slf.get().lock(slf.py())?.heap_bytes();
+        Ok(basic + heap)
+    }
+
     fn __copy__(&self, py: Python<'_>) -> PyResult<Self> {
         Ok(Go::with_game(self.position(py)?))
     }
@@ -513,12 +549,17 @@ impl Go {
 
     /// A `play_many` item: `None` or `"pass"` (any case) for a pass, else a coordinate.
     fn turn_of(&self, coord: &Bound<'_, PyAny>) -> PyResult<Turn> {
-        if coord.is_none()
-            || coord
-                .cast::<PyString>()
-                .is_ok_and(|s| s.to_str().is_ok_and(|s| s.eq_ignore_ascii_case("pass")))
-        {
+        if coord.is_none() {
             return Ok(Turn::Pass);
+        }
+        // A str is read once, for "pass" and the coordinate alike: this is play_many's loop.
+        if let Ok(text) = coord.cast::<PyString>() {
+            let text = text.to_str()?;
+            if text.eq_ignore_ascii_case("pass") {
+                return Ok(Turn::Pass);
+            }
+            let (row, col) = coord::parse(text, self.size.0, self.size.1).map_err(to_py_err)?;
+            return Ok(Turn::Move(row, col));
         }
         let (row, col) = point(self.size, coord)?;
         Ok(Turn::Move(row, col))

@@ -5,6 +5,7 @@ mod batch;
 mod errors;
 mod go;
 mod names;
+mod native_replay;
 mod pickling;
 #[cfg(feature = "server")]
 mod server;
@@ -30,6 +31,7 @@ fn _gokata(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<go::Go>()?;
     m.add_function(wrap_pyfunction!(solve, m)?)?;
     m.add_function(wrap_pyfunction!(batch::playouts, m)?)?;
+    m.add_function(wrap_pyfunction!(native_replay::_replay_natively, m)?)?;
     #[cfg(feature = "server")]
     m.add_class::<server::Server>()?;
     errors::add_to_module(m)?;

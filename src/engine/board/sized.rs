@@ -292,7 +292,8 @@ impl<const N: usize> SizedBoard<N> {
         if surrounded_by(cell, color as u8) && !self.is_false_eye(p, color as u8) {
             return false;
         }
-        !(p == self.ko_point && color == self.ko_color) && !self.is_suicide(p, color)
+        let banned_by_ko = p == self.ko_point && color == self.ko_color;
+        !(banned_by_ko || self.is_suicide(p, color))
     }
 
     /// Whether the empty point `p` is a simple eye of `color`, as light playouts define it
