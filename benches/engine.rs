@@ -4,11 +4,13 @@
 //!   repository's `tests/data/corpus`; every final board checked first), with a naive
 //!   flood-fill board replaying the same games as the in-run baseline;
 //! - light random playouts per second from the empty board;
-//! - ns per legality check over every empty point of positions sampled from the corpus.
+//! - ns per legality check over every empty point of positions sampled from the corpus;
+//! - `Game::new` and a game's copy, with the bytes a game takes printed.
 //!
-//! Targets (issue 4), against published native boards measured on this machine type:
-//! replay <= 60 ns/move (KataGo 63-71), playouts > 100k/s on 9x9 and > 25k/s on 19x19
-//! (libego 89.5k/s and 20.8k/s).
+//! Targets (issue 12), against the native boards measured side by side in the same run by
+//! `../shared/anchors/run.sh`: replay and legality faster than KataGo's board, light playouts
+//! at least 1.3 times libego's and Pachi's; `Game::new(9, 9)` under 100 ns; a 9x9 game under
+//! 2 KB and a 19x19 game under 8 KB.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -81,7 +83,7 @@ fn per_unit(iters: u64, mut work: impl FnMut() -> usize) -> Duration {
 }
 
 fn corpus_replay(c: &mut Criterion) {
-    let mut group = c.benchmark_group("corpus replay, time per move (target <= 60 ns)");
+    let mut group = c.benchmark_group("corpus replay, time per move");
     for name in ["random-9x9.txt", "random-19x19.txt"] {
         let corpus = load(name);
         let moves = corpus.move_count();
@@ -113,8 +115,7 @@ fn corpus_replay(c: &mut Criterion) {
 }
 
 fn playouts(c: &mut Criterion) {
-    let mut group =
-        c.benchmark_group("light playouts from the empty board (target > 100k/s 9x9, > 25k/s 19x19)");
+    let mut group = c.benchmark_group("light playouts from the empty board");
     group.throughput(Throughput::Elements(1));
     for size in [9, 19] {
         let empty = Board::new(size, size).unwrap();
@@ -172,6 +173,42 @@ fn legality(c: &mut Criterion) {
     group.finish();
 }
 
+/// A game after the first `turns` turns of the first corpus game.
+fn game_after(corpus: &Corpus, turns: usize) -> Game {
+    let first = RecordedGame {
+        moves: corpus.games[0].moves[..turns].to_vec(),
+        final_board: Vec::new(),
+    };
+    replay(corpus.size, &first)
+}
+
+/// What a game costs to make and to copy (a tree search does both by the million), with the
+/// bytes each takes printed beside.
+fn game_costs(c: &mut Criterion) {
+    let mut group = c.benchmark_group("game creation and copy");
+    for name in ["random-9x9.txt", "random-19x19.txt"] {
+        let corpus = load(name);
+        let size = corpus.size;
+        let game = game_after(&corpus, 40);
+        let copy = game.clone();
+        println!(
+            "memory {size}x{size}: a new game {} bytes; after 40 turns {} bytes, its copy {} bytes \
+             ({} bytes per turn)",
+            Game::new(size, size).unwrap().memory_bytes(),
+            game.memory_bytes(),
+            copy.memory_bytes(),
+            Game::BYTES_PER_TURN
+        );
+        group.bench_function(format!("Game::new {size}x{size}"), |b| {
+            b.iter(|| Game::new(black_box(size), black_box(size)).unwrap())
+        });
+        group.bench_function(format!("clone after 40 turns {size}x{size}"), |b| {
+            b.iter(|| black_box(&game).clone())
+        });
+    }
+    group.finish();
+}
+
 fn config() -> Criterion {
     println!("memory per recorded turn: {} bytes", Game::BYTES_PER_TURN);
     Criterion::default()
@@ -183,6 +220,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = corpus_replay, playouts, legality
+    targets = corpus_replay, playouts, legality, game_costs
 }
 criterion_main!(benches);
