@@ -85,8 +85,9 @@ impl Game {
                         parts[part] = summary;
                         waiting -= 1;
                     }
+                    // Once told to stop, it only waits for the threads to see it.
                     Err(RecvTimeoutError::Timeout) => {
-                        if stop() {
+                        if !give_up.load(Ordering::Relaxed) && stop() {
                             give_up.store(true, Ordering::Relaxed);
                         }
                     }
