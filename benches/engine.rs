@@ -16,7 +16,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use gokata::corpus::{corpus_dir, digits, Corpus, RecordedGame};
+use gokata::corpus::{self, corpus_dir, digits, Corpus, RecordedGame};
 use gokata::engine::{default_max_moves, playout, Board, Color, Game, Rng};
 
 #[path = "../tests/reference/mod.rs"]
@@ -48,17 +48,7 @@ fn load(name: &str) -> Corpus {
 }
 
 fn replay(size: usize, recorded: &RecordedGame) -> Game {
-    let mut game = Game::new(size, size).unwrap();
-    for m in &recorded.moves {
-        match *m {
-            Some((row, col)) => {
-                let p = game.board().point(row, col);
-                game.play(p).expect("corpus moves are legal");
-            }
-            None => game.pass(),
-        }
-    }
-    game
+    corpus::replay(size, &recorded.moves).expect("corpus moves are legal")
 }
 
 fn naive_replay(size: usize, recorded: &RecordedGame) -> reference::NaiveGame {

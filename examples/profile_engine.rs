@@ -15,23 +15,14 @@
 use std::hint::black_box;
 use std::process::ExitCode;
 
-use gokata::corpus::Corpus;
+use gokata::corpus::{self, Corpus};
 use gokata::engine::{default_max_moves, playout, Board, Color, Game, Rng};
 
 fn replay(corpus: &Corpus, rounds: usize) -> usize {
     let mut moves = 0;
     for _ in 0..rounds {
         for recorded in &corpus.games {
-            let mut game = Game::new(corpus.size, corpus.size).expect("a valid size");
-            for m in &recorded.moves {
-                match *m {
-                    Some((row, col)) => {
-                        let p = game.board().point(row, col);
-                        game.play(p).expect("corpus moves are legal");
-                    }
-                    None => game.pass(),
-                }
-            }
+            let game = corpus::replay(corpus.size, &recorded.moves).expect("corpus moves are legal");
             moves += recorded.moves.len();
             black_box(&game);
         }

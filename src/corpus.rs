@@ -9,7 +9,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use crate::engine::{default_max_moves, Board, Color, Rng};
+use crate::engine::{default_max_moves, Board, Color, Game, GoError, Rng};
 
 /// How one file of the in-repository corpus is made: `generate(size, games, seed)`.
 #[derive(Clone, Copy, Debug)]
@@ -51,6 +51,19 @@ pub struct RecordedGame {
     pub moves: Vec<Option<(usize, usize)>>,
     /// The final board, row by row from the top: 0 empty, 1 black, 2 white.
     pub final_board: Vec<u8>,
+}
+
+/// Plays `moves` (`Some((row, col))` for a move, `None` for a pass) on a new `size` x `size`
+/// game: the replay that the benchmarks time and the corpus tests check.
+pub fn replay(size: usize, moves: &[Option<(usize, usize)>]) -> Result<Game, GoError> {
+    let mut game = Game::new(size, size)?;
+    for m in moves {
+        match *m {
+            Some((row, col)) => game.play(game.board().point(row, col))?,
+            None => game.pass(),
+        }
+    }
+    Ok(game)
 }
 
 /// A corpus of games on an `size` x `size` board.
