@@ -10,7 +10,7 @@
 //!
 //! A board's arrays are sized to it: one of four capacities (128, 256, 512 or 1024 points,
 //! the smallest that holds the padded board), each a separate monomorphized `SizedBoard`, so
-//! that a 9x9 position is 1.7 KB, copied with one `memcpy`, and indexing needs no bounds
+//! that a 9x9 position is 1.8 KB, copied with one `memcpy`, and indexing needs no bounds
 //! check. [`Board`] picks the capacity and forwards to it.
 //!
 //! Undo records are a few bytes: captured chains are refilled by flood fill from the recorded
