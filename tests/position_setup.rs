@@ -1,7 +1,7 @@
 //! A position set up from text, with the position before the last move, must answer every
 //! legality question exactly as the game that reached it by play.
 
-use gokata::engine::{game_from_position, Board, Color, Game, Rng};
+use gokata::engine::{game_from_position, Board, Color, Game, IllegalReason, Rng};
 
 fn rows(board: &Board) -> Vec<Vec<char>> {
     (0..board.height())
@@ -122,4 +122,28 @@ fn handicap_stones_go_only_on_an_empty_board() {
     assert_eq!(game.board().stone_count(Color::Black), 5);
     assert!(game.board().chain_without_liberty().is_none());
     game.record().replay().unwrap();
+}
+
+/// A `previous` that no single move led from is still honoured: the move that would recreate
+/// it is banned as ko, even where the point has an empty neighbour (which a ko point reached by
+/// play never has), and light playouts do not play it either.
+#[test]
+fn ko_from_an_arbitrary_previous_bans_the_repeating_move_even_next_to_an_empty_point() {
+    let chars = |rows: &[&str]| -> Vec<Vec<char>> { rows.iter().map(|r| r.chars().collect()).collect() };
+    // Black at the second point takes the white stone and recreates `previous`.
+    let game = game_from_position(&chars(&["o..."]), Color::Black, Some(&chars(&[".x.."]))).unwrap();
+    let board = game.board();
+    let repeating = board.point(0, 1);
+    assert_eq!(board.ko_point(Color::Black), Some(repeating));
+    assert_eq!(
+        board.illegal_reason(repeating, Color::Black),
+        Some(IllegalReason::Ko)
+    );
+    assert_eq!(board.illegal_reason(repeating, Color::White), None);
+    let mut scratch = board.clone();
+    for seed in 0..200 {
+        let first = scratch.random_light_move(Color::Black, &mut Rng::new(seed));
+        assert_ne!(first, Some(repeating), "seed {seed}");
+        scratch.clone_from(board);
+    }
 }

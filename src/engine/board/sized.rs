@@ -218,11 +218,10 @@ impl<const N: usize> SizedBoard<N> {
         let cell = self.cells[ix::<N>(p)];
         if cell & STATE != EMPTY as Cell {
             Some(IllegalReason::Occupied)
-        } else if empty_neighbours(cell) > 0 {
-            // The ko point's neighbours all hold the capturer's stones.
-            None
-        } else if p == self.ko_point && color == self.ko_color {
+        } else if self.is_banned_by_ko(p, color) {
             Some(IllegalReason::Ko)
+        } else if empty_neighbours(cell) > 0 {
+            None
         } else if self.is_suicide(p, color) {
             Some(IllegalReason::Suicide)
         } else {
@@ -280,20 +279,27 @@ impl<const N: usize> SizedBoard<N> {
         None
     }
 
+    /// Whether ko forbids `color` to play at `p` now. Checked before the neighbour counts: a
+    /// ko set from an arbitrary previous position (`set_ko`) may sit next to an empty point.
+    #[inline(always)]
+    fn is_banned_by_ko(&self, p: Point, color: Color) -> bool {
+        p == self.ko_point && color == self.ko_color
+    }
+
     /// `!is_simple_eye(p, color) && illegal_reason(p, color).is_none()` for an empty `p`, from
-    /// one cell in the common case: a point with an empty neighbour is legal (never the ko
-    /// point, whose neighbours all hold the capturer's stones) and no eye.
+    /// one cell in the common case: a point with an empty neighbour is no eye, and legal unless
+    /// ko bans it.
     #[inline(always)]
     fn is_light_candidate(&self, p: Point, color: Color) -> bool {
         let cell = self.cells[ix::<N>(p)];
         if empty_neighbours(cell) > 0 {
-            return true;
+            // Legal unless a ko set from an arbitrary previous position bans it.
+            return !self.is_banned_by_ko(p, color);
         }
         if surrounded_by(cell, color as u8) && !self.is_false_eye(p, color as u8) {
             return false;
         }
-        let banned_by_ko = p == self.ko_point && color == self.ko_color;
-        !(banned_by_ko || self.is_suicide(p, color))
+        !(self.is_banned_by_ko(p, color) || self.is_suicide(p, color))
     }
 
     /// Whether the empty point `p` is a simple eye of `color`, as light playouts define it
