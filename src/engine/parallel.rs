@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use super::game::Game;
 use super::playout::PlayoutSummary;
-use super::rng::Rng;
+use super::rng::{scramble, Rng, GOLDEN_GAMMA};
 
 /// What to play out: how many playouts, their move cap and komi, the seed, and how many
 /// threads share the work (at least one; more than the playouts are not started).
@@ -25,14 +25,7 @@ pub struct PlayoutPlan {
 /// The random stream of playout number `number`: the seed and the number, each scrambled
 /// (SplitMix64's finaliser), so that neighbouring numbers start far apart.
 pub fn playout_rng(seed: u64, number: u64) -> Rng {
-    let scramble = |mut z: u64| {
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    };
-    Rng::new(scramble(
-        seed ^ scramble(number.wrapping_add(0x9E37_79B9_7F4A_7C15)),
-    ))
+    Rng::new(scramble(seed ^ scramble(number.wrapping_add(GOLDEN_GAMMA))))
 }
 
 /// The playouts the `part`th of `parts` threads plays: the count split into near-equal runs.
