@@ -6,7 +6,7 @@ use pyo3::exceptions::{PyImportError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyModule};
+use pyo3::types::{PyDict, PyInt, PyModule};
 
 use super::arguments::{integer, whole_number, Komi, Size};
 use super::go::Go;
@@ -47,13 +47,9 @@ pub fn max_moves((height, width): Size, value: Option<&Bound<'_, PyAny>>) -> PyR
     let Some(value) = value else {
         return Ok(3 * (height * width) as u32);
     };
-    let cap = integer(value, "max_moves")?;
-    if !cap.gt(0)? {
-        return Err(PyValueError::new_err(format!(
-            "max_moves must be a positive int, not {cap}"
-        )));
-    }
-    Ok(cap.extract::<u32>().unwrap_or(u32::MAX))
+    Ok(positive_int(value, "max_moves")?
+        .extract::<u32>()
+        .unwrap_or(u32::MAX))
 }
 
 /// How often long work checks for signals (Ctrl-C).
@@ -156,14 +152,23 @@ fn thread_count(value: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
     let Some(value) = value else {
         return Ok(std::thread::available_parallelism().map_or(1, |n| n.get()));
     };
-    let threads = integer(value, "threads")?;
-    if !threads.gt(0)? {
+    // More threads than a machine could run are capped, not refused: they would only wait.
+    Ok(positive_int(value, "threads")?
+        .extract::<usize>()
+        .unwrap_or(usize::MAX)
+        .min(MAX_THREADS))
+}
+
+/// An int argument that must be at least 1: TypeError if it is no int, ValueError naming it
+/// and its value if it is below 1.
+fn positive_int<'py>(value: &Bound<'py, PyAny>, name: &str) -> PyResult<Bound<'py, PyInt>> {
+    let number = integer(value, name)?;
+    if !number.gt(0)? {
         return Err(PyValueError::new_err(format!(
-            "threads must be a positive int, not {threads}"
+            "{name} must be a positive int, not {number}"
         )));
     }
-    // More threads than a machine could run are capped, not refused: they would only wait.
-    Ok(threads.extract::<usize>().unwrap_or(usize::MAX).min(MAX_THREADS))
+    Ok(number)
 }
 
 /// The most threads `playouts` starts, whatever it is asked for.
