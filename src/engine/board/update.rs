@@ -19,8 +19,15 @@ impl ChainsSeen {
     /// Whether `head`, met at neighbour number `k`, was not met at an earlier one.
     #[inline(always)]
     fn first_time(&mut self, k: usize, head: Point) -> bool {
-        let new = !self.0[..k].contains(&head);
-        self.0[k] = head;
+        self.first_time_if(k, head, true)
+    }
+
+    /// `first_time` if `wanted`, else false with nothing noted; without branches (see
+    /// `SizedBoard::new_liberty`).
+    #[inline(always)]
+    fn first_time_if(&mut self, k: usize, head: Point, wanted: bool) -> bool {
+        let new = self.0[..k].iter().fold(wanted, |new, &seen| new & (seen != head));
+        self.0[k] = if wanted { head } else { NO_POINT };
         new
     }
 }
@@ -220,12 +227,12 @@ impl<const N: usize> SizedBoard<N> {
         for_each_neighbour!(self, s, |n, k| {
             let cell = &mut self.cells[ix::<N>(n)];
             *cell = cell.wrapping_add(change);
-            if *cell & STATE == capturer {
-                let head = self.head(n);
-                if chains_seen.first_time(k, head) {
-                    self.chain_liberties[ix::<N>(head)] += 1;
-                }
-            }
+            // Without branches: any other neighbour's liberties get 0 added (a wall's or an
+            // empty point's stale head is written back unchanged).
+            let capturing = *cell & STATE == capturer;
+            let head = self.head(n);
+            let first = chains_seen.first_time_if(k, head, capturing);
+            self.chain_liberties[ix::<N>(head)] += u16::from(first);
         });
     }
 
