@@ -235,15 +235,13 @@ impl<const N: usize> SizedBoard<N> {
     #[inline(always)]
     fn is_suicide(&self, p: Point, color: Color) -> bool {
         let own = color as u8;
-        let mut legal = false;
-        // Without branches (see `new_liberty`); a wall's or an empty point's stale head is read
-        // harmlessly.
         for_each_neighbour!(self, p, |n| {
-            let (cell, liberties) = (self.cell(n), self.liberties(n));
-            legal |=
-                (cell == EMPTY) | ((cell == own) & (liberties > 1)) | ((cell == own ^ 3) & (liberties == 1));
+            let cell = self.cell(n);
+            if cell == EMPTY || (cell != WALL && (cell == own) == (self.liberties(n) > 1)) {
+                return false;
+            }
         });
-        !legal
+        true
     }
 
     /// The opponent stones a legal move of `color` at `p` would capture.
