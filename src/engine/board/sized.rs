@@ -299,7 +299,24 @@ impl<const N: usize> SizedBoard<N> {
         if surrounded_by(cell, color as u8) && !self.is_false_eye(p, color as u8) {
             return false;
         }
+        if surrounded_by(cell, color as u8 ^ 3) {
+            // The opponent's eye, most often: legal only by capturing.
+            return self.would_capture(p, color) && !self.is_banned_by_ko(p, color);
+        }
         !(self.is_banned_by_ko(p, color) || self.is_suicide(p, color))
+    }
+
+    /// Whether a stone of `color` on `p` would capture: an opponent chain around has `p` as
+    /// its last liberty. Without branches (see `new_liberty`): in a playout this is asked of
+    /// the opponent's eyes over and over, and the answer is random to the branch predictor.
+    #[inline(always)]
+    fn would_capture(&self, p: Point, color: Color) -> bool {
+        let opponent = color as u8 ^ 3;
+        let mut capture = false;
+        for_each_neighbour!(self, p, |n| {
+            capture |= (self.cell(n) == opponent) & (self.liberties(n) == 1);
+        });
+        capture
     }
 
     /// Whether the empty point `p` is a simple eye of `color`, as light playouts define it
