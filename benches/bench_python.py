@@ -213,6 +213,32 @@ def median_ns_per_operation(take_sample: Callable[[], Sample], repetitions: int)
     return statistics.median(take_sample().ns_per_operation for _ in range(repetitions))
 
 
+@dataclass(frozen=True)
+class Paired:
+    """Two ways timed turn about, so that both see the same moments of a machine whose speed
+    comes and goes: each one's median, and the median (min-max) of the ratios b / a taken a
+    moment apart."""
+
+    a_ns: float
+    b_ns: float
+    ratios: list[float]
+
+    def ratio(self) -> str:
+        return f"{statistics.median(self.ratios):.2f}x ({min(self.ratios):.2f}-{max(self.ratios):.2f})"
+
+
+def paired_ns_per_operation(
+    take_a: Callable[[], Sample], take_b: Callable[[], Sample], repetitions: int
+) -> Paired:
+    take_a(), take_b()  # warm-up, not counted
+    pairs = [(take_a().ns_per_operation, take_b().ns_per_operation) for _ in range(repetitions)]
+    return Paired(
+        statistics.median(a for a, _ in pairs),
+        statistics.median(b for _, b in pairs),
+        [b / a for a, b in pairs],
+    )
+
+
 # --- Corpus replays -------------------------------------------------------------------------------
 
 BoardT = TypeVar("BoardT")
@@ -414,20 +440,30 @@ def replay_rows(corpora: Sequence[Corpus], repetitions: int) -> list[Row]:
         for recorded in corpus.games
     ]
     pyspiel_replay = PyspielReplay(load_pyspiel(), pyspiel_games)
-    move_ns = median_ns_per_operation(lambda: sample_replay(GO_MOVE, corpora), repetitions)
-    pyspiel_ns = median_ns_per_operation(lambda: sample_pyspiel_replay(pyspiel_replay, corpora), repetitions)
-    many_ns = median_ns_per_operation(lambda: sample_replay(GO_PLAY_MANY, corpora), repetitions)
-    native_ns = median_ns_per_operation(lambda: sample_native_replay(corpora, 20), repetitions)
+    move_vs_pyspiel = paired_ns_per_operation(
+        lambda: sample_replay(GO_MOVE, corpora),
+        lambda: sample_pyspiel_replay(pyspiel_replay, corpora),
+        repetitions,
+    )
+    native_vs_many = paired_ns_per_operation(
+        lambda: sample_native_replay(corpora, 20),
+        lambda: sample_replay(GO_PLAY_MANY, corpora),
+        repetitions,
+    )
+    move_ns, pyspiel_ns = move_vs_pyspiel.a_ns, move_vs_pyspiel.b_ns
+    native_ns, many_ns = native_vs_many.a_ns, native_vs_many.b_ns
     baseline_ns = median_ns_per_operation(lambda: sample_replay(BASELINE, corpora), repetitions)
     return [
         Row("replay, Go.move(coord) per move", microseconds(move_ns, "move"), "-"),
         Row("replay, pyspiel state.apply_action per move", microseconds(pyspiel_ns, "move"),
-            "OpenSpiel's Go, same games, same process"),
+            "OpenSpiel's Go, same games, same process, timed turn about"),
         Row("  speed-up: pyspiel / Go.move", f"{pyspiel_ns / move_ns:.1f}x", ">= 2x"),
+        Row("  the same, paired: median (min-max)", move_vs_pyspiel.ratio(), ">= 2x"),
         Row("replay, Go.play_many(game) per move", microseconds(many_ns, "move"), "-"),
         Row("replay, Rust Game::play inside the extension", microseconds(native_ns, "move"),
-            "the engine without Python"),
+            "the engine without Python, timed turn about"),
         Row("  ratio: Go.play_many / Rust replay", f"{many_ns / native_ns:.2f}x", "<= 2x"),
+        Row("  the same, paired: median (min-max)", native_vs_many.ratio(), "<= 2x"),
         Row("replay, pure-Python board (baseline)", microseconds(baseline_ns, "move"),
             "~30 µs (straightforward pure-Python board)"),
         Row("  speed-up: baseline / Go.move", f"{baseline_ns / move_ns:.0f}x", "-"),
