@@ -36,7 +36,6 @@ pub struct Go {
     game: Mutex<Game>,
 }
 
-/// A turn of `play_many`: a pass or a point `(row, col)`.
 /// A positional argument that may be left out: unlike `Option`, an explicit `None` is
 /// `Given(None)`, to be refused like any other bad value.
 enum FirstArgument<'py> {
@@ -52,6 +51,7 @@ impl<'a, 'py> FromPyObject<'a, 'py> for FirstArgument<'py> {
     }
 }
 
+/// A turn of `play_many`: a pass or a point `(row, col)`.
 #[derive(Clone, Copy)]
 enum Turn {
     Pass,
@@ -121,8 +121,9 @@ impl Go {
     /// Plays each coordinate in turn for the side to move. If one is illegal it raises, and the
     /// moves before it stay played.
     ///
-    /// The first coordinate is a parameter of its own so that the usual call, one coordinate,
-    /// builds no tuple of extra arguments (a tenth of the call's time).
+    /// The first coordinate is a parameter of its own so that in the usual call, one
+    /// coordinate, it is not packed into a new tuple (that was a tenth of the call's time): the
+    /// extra arguments are then the shared empty tuple.
     #[pyo3(signature = (first = FirstArgument::Missing, /, *coords), text_signature = "($self, *coords)")]
     fn r#move(&self, py: Python<'_>, first: FirstArgument<'_>, coords: &Bound<'_, PyTuple>) -> PyResult<()> {
         let first = match first {
