@@ -2,16 +2,29 @@
 //! `random-19x19.txt`, from fixed seeds (see `gokata::corpus::RECIPES` and `generate`):
 //! `cargo run --release --example make_corpus [folder]`, the folder `tests/data/corpus` by
 //! default. The same seeds always give the same files; `cargo test` checks that they still do.
+//!
+//! `cargo run --release --example make_corpus FOLDER --fresh` writes the larger files of
+//! `FRESH_RECIPES` instead (300 and 100 games), for the anchors' script:
+//! `run.sh GOKATA_DIR BUILD_DIR ROUNDS FOLDER` then times every engine on games too many for
+//! a branch predictor to learn.
 use std::path::PathBuf;
+use std::process::ExitCode;
 
-use gokata::corpus::{in_repo_corpus_dir, Corpus, RECIPES};
+use gokata::corpus::{in_repo_corpus_dir, Corpus, FRESH_RECIPES, RECIPES};
 
-fn main() {
-    let folder = std::env::args_os()
-        .nth(1)
-        .map_or_else(in_repo_corpus_dir, PathBuf::from);
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (folder, recipes) = match args.as_slice() {
+        [] => (in_repo_corpus_dir(), RECIPES),
+        [folder] => (PathBuf::from(folder), RECIPES),
+        [folder, fresh] if fresh == "--fresh" => (PathBuf::from(folder), FRESH_RECIPES),
+        _ => {
+            eprintln!("usage: make_corpus [FOLDER [--fresh]]");
+            return ExitCode::FAILURE;
+        }
+    };
     std::fs::create_dir_all(&folder).unwrap_or_else(|e| panic!("{}: {e}", folder.display()));
-    for recipe in RECIPES {
+    for recipe in recipes {
         let text = recipe.generate().expect("a valid board size");
         let corpus = Corpus::parse(&text).expect("the generated text parses");
         let path = folder.join(recipe.name);
@@ -25,4 +38,5 @@ fn main() {
             recipe.seed
         );
     }
+    ExitCode::SUCCESS
 }

@@ -31,19 +31,7 @@ fn replay(corpus: &Corpus, rounds: usize) -> usize {
 }
 
 fn legality(corpus: &Corpus, rounds: usize) -> usize {
-    let mut positions = Vec::new();
-    for recorded in &corpus.games {
-        let mut game = Game::new(corpus.size, corpus.size).expect("a valid size");
-        for (turn, m) in recorded.moves.iter().enumerate() {
-            if turn % 10 == 0 {
-                positions.push((game.board().clone(), game.to_move()));
-            }
-            match *m {
-                Some((row, col)) => game.play(game.board().point(row, col)).expect("legal"),
-                None => game.pass(),
-            }
-        }
-    }
+    let positions = corpus.sampled_positions(10).expect("corpus moves are legal");
     let mut legal = 0;
     for _ in 0..rounds {
         for (board, color) in &positions {

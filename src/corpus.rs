@@ -9,7 +9,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use crate::engine::{default_max_moves, Board, Color, Game, GoError, Rng};
+use crate::engine::{default_max_moves, Board, Color, Game, GoError, Point, Rng};
 
 /// How one file of the in-repository corpus is made: `generate(size, games, seed)`.
 #[derive(Clone, Copy, Debug)]
@@ -41,6 +41,24 @@ pub const RECIPES: [Recipe; 2] = [
         size: 19,
         games: 23,
         seed: 19,
+    },
+];
+
+/// Larger files of new games (`make_corpus FOLDER --fresh`), for running the anchors' script on
+/// games that no engine's branch predictor can learn in a benchmark's few seconds: every
+/// engine then replays and checks as it would on games it has not seen (README.md, Speed).
+pub const FRESH_RECIPES: [Recipe; 2] = [
+    Recipe {
+        name: "random-9x9.txt",
+        size: 9,
+        games: 300,
+        seed: 12345,
+    },
+    Recipe {
+        name: "random-19x19.txt",
+        size: 19,
+        games: 100,
+        seed: 4321,
     },
 ];
 
@@ -112,6 +130,86 @@ impl Corpus {
 
     pub fn move_count(&self) -> usize {
         self.games.iter().map(|g| g.moves.len()).sum()
+    }
+
+    /// The same games seen through symmetry `k` of the square board (taken modulo
+    /// [`SYMMETRIES`]: 0 leaves them as they are), final boards included.
+    ///
+    /// The benchmarks replay the corpus under each symmetry in turn. Replayed over and over
+    /// unchanged, a corpus of this size is learnt by the processor's branch predictor: the
+    /// same ten thousand moves in the same order become predictable, and the figure then
+    /// measures that memory, which a stray interrupt wipes, rather than the board (see
+    /// README.md, Speed). The turned games take the same work and are new to the predictor.
+    pub fn turned(&self, k: usize) -> Corpus {
+        let size = self.size;
+        let turn = |(row, col)| turn_point(row, col, size, k);
+        let games = self
+            .games
+            .iter()
+            .map(|game| {
+                let mut final_board = vec![0; game.final_board.len()];
+                for (i, &digit) in game.final_board.iter().enumerate() {
+                    let (row, col) = turn((i / size, i % size));
+                    final_board[row * size + col] = digit;
+                }
+                RecordedGame {
+                    moves: game.moves.iter().map(|m| m.map(turn)).collect(),
+                    final_board,
+                }
+            })
+            .collect();
+        Corpus { size, games }
+    }
+}
+
+impl Corpus {
+    /// The position before every `every`-th turn of every game (turns 0, `every`, ...), with
+    /// the side to move: what the legality benchmarks check every empty point of.
+    pub fn sampled_positions(&self, every: usize) -> Result<Vec<(Board, Color)>, GoError> {
+        let mut positions = Vec::new();
+        for recorded in &self.games {
+            let mut game = Game::new(self.size, self.size)?;
+            for (turn, m) in recorded.moves.iter().enumerate() {
+                if turn % every.max(1) == 0 {
+                    positions.push((game.board().clone(), game.to_move()));
+                }
+                match *m {
+                    Some((row, col)) => game.play(game.board().point(row, col))?,
+                    None => game.pass(),
+                }
+            }
+        }
+        Ok(positions)
+    }
+}
+
+/// The empty points of `board` (square) in the order symmetry `k` reads them: row by row of
+/// the turned board. The legality benchmarks take the eight orders in turn, for the reason
+/// given at [`Corpus::turned`].
+pub fn empty_points_turned(board: &Board, k: usize) -> Vec<Point> {
+    let size = board.width();
+    let mut empties = board.empty_points().to_vec();
+    empties.sort_by_key(|&p| {
+        let (row, col) = board.row_col(p);
+        let (row, col) = turn_point(row, col, size, k);
+        row * size + col
+    });
+    empties
+}
+
+/// The symmetries of a square board: four rotations, each also mirrored.
+pub const SYMMETRIES: usize = 8;
+
+/// Where symmetry `k` (modulo [`SYMMETRIES`]) takes the point `(row, col)` of a `size` x `size`
+/// board: a mirror image when bit 2 of `k` is set, then `k % 4` quarter turns.
+pub fn turn_point(row: usize, col: usize, size: usize, k: usize) -> (usize, usize) {
+    let last = size - 1;
+    let (row, col) = if k & 4 != 0 { (row, last - col) } else { (row, col) };
+    match k & 3 {
+        0 => (row, col),
+        1 => (col, last - row),
+        2 => (last - row, last - col),
+        _ => (last - col, row),
     }
 }
 

@@ -8,7 +8,7 @@ mod reference;
 
 use std::collections::HashSet;
 
-use gokata::corpus::{corpus_dir, digits, in_repo_corpus_dir, Corpus, RECIPES};
+use gokata::corpus::{corpus_dir, digits, in_repo_corpus_dir, turn_point, Corpus, RECIPES, SYMMETRIES};
 use gokata::engine::Game;
 use reference::NaiveGame;
 
@@ -25,7 +25,10 @@ fn load(name: &str) -> Corpus {
 }
 
 fn replay_on_the_engine(name: &str) -> usize {
-    let corpus = load(name);
+    replay_corpus_on_the_engine(name, &load(name))
+}
+
+fn replay_corpus_on_the_engine(name: &str, corpus: &Corpus) -> usize {
     for (number, recorded) in corpus.games.iter().enumerate() {
         let mut game = Game::new(corpus.size, corpus.size).unwrap();
         for (turn, m) in recorded.moves.iter().enumerate() {
@@ -59,7 +62,10 @@ fn board_is_empty(game: &Game) -> bool {
 /// under simple ko, no stone move repeating an earlier whole-board position (superko), and the
 /// recorded final board.
 fn replay_on_the_naive_board(name: &str) -> usize {
-    let corpus = load(name);
+    replay_corpus_on_the_naive_board(name, &load(name))
+}
+
+fn replay_corpus_on_the_naive_board(name: &str, corpus: &Corpus) -> usize {
     for (number, recorded) in corpus.games.iter().enumerate() {
         let mut game = NaiveGame::new(corpus.size, corpus.size);
         let mut seen = HashSet::from([game.board().cells.clone()]);
@@ -99,6 +105,48 @@ fn nineteen_by_nineteen_corpus_replays_to_its_final_boards() {
 fn the_naive_board_replays_the_corpus_to_the_same_final_boards() {
     for recipe in RECIPES {
         assert!(replay_on_the_naive_board(recipe.name) > 0);
+    }
+}
+
+/// The benchmarks replay the corpus under each symmetry of the board: every turned game is
+/// legal on the engine and on the naive board, and ends on its turned final board.
+#[test]
+fn every_symmetry_of_the_corpus_replays_to_its_turned_final_boards() {
+    for recipe in RECIPES {
+        let corpus = load(recipe.name);
+        for k in 0..SYMMETRIES {
+            let name = format!("{} turned by symmetry {k}", recipe.name);
+            let turned = corpus.turned(k);
+            assert_eq!(turned.move_count(), corpus.move_count(), "{name}");
+            assert!(replay_corpus_on_the_engine(&name, &turned) > 0);
+            assert!(replay_corpus_on_the_naive_board(&name, &turned) > 0);
+        }
+    }
+}
+
+/// Each symmetry maps the board onto itself, the first is the identity, and no two agree
+/// (on a board larger than 1x1), so the eight turned corpora are eight different sets of games.
+#[test]
+fn the_eight_symmetries_are_distinct_maps_of_the_board_onto_itself() {
+    for size in [1, 2, 9, 19] {
+        let points: Vec<(usize, usize)> = (0..size)
+            .flat_map(|row| (0..size).map(move |col| (row, col)))
+            .collect();
+        let maps: Vec<Vec<(usize, usize)>> = (0..SYMMETRIES)
+            .map(|k| points.iter().map(|&(r, c)| turn_point(r, c, size, k)).collect())
+            .collect();
+        assert_eq!(maps[0], points, "symmetry 0 on {size}x{size}");
+        for (k, map) in maps.iter().enumerate() {
+            let mut sorted = map.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, points, "symmetry {k} on {size}x{size} is not a bijection");
+        }
+        let distinct: HashSet<&Vec<(usize, usize)>> = maps.iter().collect();
+        assert_eq!(
+            distinct.len(),
+            if size == 1 { 1 } else { SYMMETRIES },
+            "{size}x{size}"
+        );
     }
 }
 
