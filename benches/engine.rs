@@ -1,10 +1,12 @@
 //! Engine speed, in the figures Go engines are compared on. Run: `cargo bench --bench engine`.
 //!
 //! - corpus replay: ns per move replaying the corpus of random games (`GOKATA_CORPUS`, else the
-//!   repository's `tests/data/corpus`; every final board checked first), with a naive
-//!   flood-fill board replaying the same games as the in-run baseline;
+//!   repository's `tests/data/corpus`; every final board checked first), turned by each of the
+//!   board's eight symmetries in turn so that the processor cannot learn the games by heart,
+//!   with a naive flood-fill board replaying the same games as the in-run baseline;
 //! - light random playouts per second from the empty board;
-//! - ns per legality check over every empty point of positions sampled from the corpus;
+//! - ns per legality check over every empty point of positions sampled from the corpus, the
+//!   points taken in the order of each of the eight symmetries in turn;
 //! - `Game::new` and a game's copy, with the bytes a game takes printed.
 //!
 //! Targets (issue 12), against KataGo, libego and Pachi measured in the same run by the
@@ -17,8 +19,8 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use gokata::corpus::{self, corpus_dir, digits, Corpus, RecordedGame};
-use gokata::engine::{default_max_moves, playout, Board, Color, Game, Rng};
+use gokata::corpus::{self, corpus_dir, digits, Corpus, RecordedGame, SYMMETRIES};
+use gokata::engine::{default_max_moves, playout, Board, Color, Game, Point, Rng};
 
 #[path = "../tests/reference/mod.rs"]
 #[allow(dead_code)]
@@ -32,6 +34,16 @@ fn load(name: &str) -> Corpus {
         )
     });
     assert!(corpus.move_count() > 0, "{name}: no moves to replay");
+    check_final_boards(name, &corpus);
+    println!(
+        "{name}: {} games, {} moves, final boards checked",
+        corpus.games.len(),
+        corpus.move_count()
+    );
+    corpus
+}
+
+fn check_final_boards(name: &str, corpus: &Corpus) {
     for (number, recorded) in corpus.games.iter().enumerate() {
         let game = replay(corpus.size, recorded);
         assert_eq!(
@@ -40,12 +52,18 @@ fn load(name: &str) -> Corpus {
             "{name} game {number}: wrong final board"
         );
     }
-    println!(
-        "{name}: {} games, {} moves, final boards checked",
-        corpus.games.len(),
-        corpus.move_count()
-    );
-    corpus
+}
+
+/// The corpus under each symmetry of the board, final boards checked. The replay benchmarks
+/// take them in turn, so the branch predictor cannot learn the games (see `Corpus::turned`).
+fn every_symmetry(name: &str, corpus: &Corpus) -> Vec<Corpus> {
+    (0..SYMMETRIES)
+        .map(|k| {
+            let turned = corpus.turned(k);
+            check_final_boards(&format!("{name} turned by symmetry {k}"), &turned);
+            turned
+        })
+        .collect()
 }
 
 fn replay(size: usize, recorded: &RecordedGame) -> Game {
@@ -77,30 +95,32 @@ fn corpus_replay(c: &mut Criterion) {
     let mut group = c.benchmark_group("corpus replay, time per move");
     for name in ["random-9x9.txt", "random-19x19.txt"] {
         let corpus = load(name);
-        let moves = corpus.move_count();
-        group.bench_function(format!("gokata {}x{}", corpus.size, corpus.size), |b| {
+        let (size, moves) = (corpus.size, corpus.move_count());
+        let turned = every_symmetry(name, &corpus);
+        let mut symmetry = 0;
+        group.bench_function(format!("gokata {size}x{size}"), |b| {
             b.iter_custom(|iters| {
                 per_unit(iters, || {
-                    for recorded in &corpus.games {
-                        black_box(replay(corpus.size, black_box(recorded)));
+                    symmetry = (symmetry + 1) % SYMMETRIES;
+                    for recorded in &turned[symmetry].games {
+                        black_box(replay(size, black_box(recorded)));
                     }
                     moves
                 })
             })
         });
-        group.bench_function(
-            format!("naive flood-fill baseline {}x{}", corpus.size, corpus.size),
-            |b| {
-                b.iter_custom(|iters| {
-                    per_unit(iters, || {
-                        for recorded in corpus.games.iter().take(4) {
-                            black_box(naive_replay(corpus.size, black_box(recorded)));
-                        }
-                        corpus.games.iter().take(4).map(|g| g.moves.len()).sum()
-                    })
+        group.bench_function(format!("naive flood-fill baseline {size}x{size}"), |b| {
+            b.iter_custom(|iters| {
+                per_unit(iters, || {
+                    symmetry = (symmetry + 1) % SYMMETRIES;
+                    let first_games = &turned[symmetry].games[..4.min(corpus.games.len())];
+                    for recorded in first_games {
+                        black_box(naive_replay(size, black_box(recorded)));
+                    }
+                    first_games.iter().map(|g| g.moves.len()).sum()
                 })
-            },
-        );
+            })
+        });
     }
     group.finish();
 }
@@ -123,38 +143,34 @@ fn playouts(c: &mut Criterion) {
     group.finish();
 }
 
-/// Positions every 10 moves of every corpus game, with the side to move.
-fn sampled_positions(corpus: &Corpus) -> Vec<(Board, Color)> {
-    let mut positions = Vec::new();
-    for recorded in &corpus.games {
-        let mut game = Game::new(corpus.size, corpus.size).unwrap();
-        for (turn, m) in recorded.moves.iter().enumerate() {
-            if turn % 10 == 0 {
-                positions.push((game.board().clone(), game.to_move()));
-            }
-            match *m {
-                Some((row, col)) => game.play(game.board().point(row, col)).unwrap(),
-                None => game.pass(),
-            }
-        }
-    }
-    positions
-}
-
 fn legality(c: &mut Criterion) {
     let mut group = c.benchmark_group("legality check, time per empty point");
     for name in ["random-9x9.txt", "random-19x19.txt"] {
         let corpus = load(name);
-        let positions = sampled_positions(&corpus);
+        let positions = corpus.sampled_positions(10).expect("corpus moves are legal");
+        // The same checks in the eight orders of the board's symmetries, taken in turn, so
+        // that the branch predictor cannot learn the sequence of answers.
+        let orders: Vec<Vec<Vec<Point>>> = (0..SYMMETRIES)
+            .map(|k| {
+                positions
+                    .iter()
+                    .map(|(board, _)| corpus::empty_points_turned(board, k))
+                    .collect()
+            })
+            .collect();
+        let checks: usize = positions
+            .iter()
+            .map(|(board, _)| board.empty_points().len())
+            .sum();
+        let mut symmetry = 0;
         group.bench_function(format!("{}x{}", corpus.size, corpus.size), |b| {
             b.iter_custom(|iters| {
                 per_unit(iters, || {
-                    let mut checks = 0;
-                    for (board, color) in &positions {
-                        for &p in board.empty_points() {
+                    symmetry = (symmetry + 1) % SYMMETRIES;
+                    for ((board, color), empties) in positions.iter().zip(&orders[symmetry]) {
+                        for &p in empties {
                             black_box(board.illegal_reason(black_box(p), *color));
                         }
-                        checks += board.empty_points().len();
                     }
                     checks
                 })
