@@ -79,6 +79,47 @@ def kata_coordinate(point_index: int, size: int) -> Move:
     return f"{size - row_from_top}{COLUMN_LETTERS[column]}"
 
 
+def point_of(coord: str, size: int) -> tuple[int, int]:
+    return size - int(coord[:-1]), COLUMN_LETTERS.index(coord[-1])
+
+
+SYMMETRIES = 8
+"""Four rotations of the square board, each also mirrored."""
+
+
+def turn_point(row: int, column: int, size: int, k: int) -> tuple[int, int]:
+    """Where symmetry ``k`` takes a point: a mirror image when bit 2 of ``k`` is set, then
+    ``k % 4`` quarter turns (as ``gokata::corpus::turn_point`` in Rust)."""
+    last = size - 1
+    if k & 4:
+        column = last - column
+    return [(row, column), (column, last - row), (last - row, last - column), (last - column, row)][k & 3]
+
+
+def turned(corpus: Corpus, k: int) -> Corpus:
+    """The same games seen through symmetry ``k``, final boards included. The replays take the
+    eight in turn: replayed over and over unchanged, ten thousand moves are learnt by the
+    processor's branch predictor, and the figures would then measure that memory, which
+    comes and goes, rather than the boards (README.md, Speed)."""
+    size = corpus.size
+
+    def turn(coord: Move) -> Move:
+        if coord is None:
+            return None
+        row, column = turn_point(*point_of(coord, size), size, k)
+        return f"{size - row}{COLUMN_LETTERS[column]}"
+
+    def turn_rows(rows: list[str]) -> list[str]:
+        grid = [[EMPTY] * size for _ in range(size)]
+        for row, stones in enumerate(rows):
+            for column, stone in enumerate(stones):
+                turned_row, turned_column = turn_point(row, column, size, k)
+                grid[turned_row][turned_column] = stone
+        return ["".join(stones) for stones in grid]
+
+    return Corpus(size, [RecordedGame([turn(m) for m in g.moves], turn_rows(g.final_rows)) for g in corpus.games])
+
+
 def board_rows(digits: str, size: int) -> list[str]:
     stones = "".join(STONE_BY_DIGIT[digit] for digit in digits)
     return [stones[start : start + size] for start in range(0, size * size, size)]
@@ -123,9 +164,7 @@ class PurePythonBoard:
         self.ko_point: tuple[int, int] | None = None
 
     def move(self, coord: str) -> None:
-        row = self.size - int(coord[:-1])
-        column = COLUMN_LETTERS.index(coord[-1])
-        self.place(row, column)
+        self.place(*point_of(coord, self.size))
 
     def pass_turn(self) -> None:
         self.ko_point = None
@@ -434,20 +473,23 @@ def sample_native_replay(corpora: Sequence[Corpus], rounds: int) -> Sample:
 
 
 def replay_rows(corpora: Sequence[Corpus], repetitions: int) -> list[Row]:
+    """Go.move against pyspiel, play_many against the Rust replay, each pair over the corpus
+    under all eight symmetries; the slow pure-Python baseline over the corpus as it is."""
+    every_symmetry = [turned(corpus, k) for k in range(SYMMETRIES) for corpus in corpora]
     pyspiel_games = [
         (corpus.size, [action(coord, corpus.size) for coord in recorded.moves])
-        for corpus in corpora
+        for corpus in every_symmetry
         for recorded in corpus.games
     ]
     pyspiel_replay = PyspielReplay(load_pyspiel(), pyspiel_games)
     move_vs_pyspiel = paired_ns_per_operation(
-        lambda: sample_replay(GO_MOVE, corpora),
-        lambda: sample_pyspiel_replay(pyspiel_replay, corpora),
+        lambda: sample_replay(GO_MOVE, every_symmetry),
+        lambda: sample_pyspiel_replay(pyspiel_replay, every_symmetry),
         repetitions,
     )
     native_vs_many = paired_ns_per_operation(
-        lambda: sample_native_replay(corpora, 20),
-        lambda: sample_replay(GO_PLAY_MANY, corpora),
+        lambda: sample_native_replay(every_symmetry, 1),
+        lambda: sample_replay(GO_PLAY_MANY, every_symmetry),
         repetitions,
     )
     move_ns, pyspiel_ns = move_vs_pyspiel.a_ns, move_vs_pyspiel.b_ns
