@@ -628,7 +628,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nFigures are medians of {settings.repetitions} runs after one warm-up run "
           f"(time.perf_counter_ns, garbage collector off); speed is measured, not asserted.\n"
           f"Every replay of every run reproduced all {sum(len(c.games) for c in corpora)} "
-          f"final boards of the corpus.")
+          f"final boards of the corpus (the paired replays: each under all {SYMMETRIES} "
+          f"symmetries of the board).")
     return 0
 
 
