@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use gokata::corpus::{self, corpus_dir, digits, Corpus, RecordedGame, SYMMETRIES};
-use gokata::engine::{default_max_moves, playout, Board, Color, Game, Point, Rng};
+use gokata::engine::{default_max_moves, playout, Board, Color, Game, Rng};
 
 #[path = "../tests/reference/mod.rs"]
 #[allow(dead_code)]
@@ -150,14 +150,7 @@ fn legality(c: &mut Criterion) {
         let positions = corpus.sampled_positions(10).expect("corpus moves are legal");
         // The same checks in the eight orders of the board's symmetries, taken in turn, so
         // that the branch predictor cannot learn the sequence of answers.
-        let orders: Vec<Vec<Vec<Point>>> = (0..SYMMETRIES)
-            .map(|k| {
-                positions
-                    .iter()
-                    .map(|(board, _)| corpus::empty_points_turned(board, k))
-                    .collect()
-            })
-            .collect();
+        let orders = corpus::check_orders(&positions);
         let checks: usize = positions
             .iter()
             .map(|(board, _)| board.empty_points().len())

@@ -61,11 +61,11 @@ fn spread(mut figures: Vec<f64>) -> String {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let (Some(Ok(size)), Some(Ok(windows))) = (
+    let (Some(Ok(size)), Some(Ok(windows @ 1..))) = (
         args.first().map(|a| a.parse::<usize>()),
         args.get(1).map(|a| a.parse::<usize>()),
     ) else {
-        eprintln!("usage: memorisation_probe SIZE WINDOWS");
+        eprintln!("usage: memorisation_probe SIZE WINDOWS (WINDOWS at least 1)");
         return ExitCode::FAILURE;
     };
     let corpus = match Corpus::load(&format!("random-{size}x{size}.txt")) {
@@ -77,14 +77,7 @@ fn main() -> ExitCode {
     };
     let turned: Vec<Corpus> = (0..SYMMETRIES).map(|k| corpus.turned(k)).collect();
     let positions = corpus.sampled_positions(10).expect("corpus moves are legal");
-    let orders: Vec<Vec<Vec<Point>>> = (0..SYMMETRIES)
-        .map(|k| {
-            positions
-                .iter()
-                .map(|(board, _)| corpus::empty_points_turned(board, k))
-                .collect()
-        })
-        .collect();
+    let orders = corpus::check_orders(&positions);
     let (mut replay_turn, mut check_turn) = (0, 0);
     let mut figures = [(); 4].map(|_| Vec::with_capacity(windows));
     for _ in 0..windows {

@@ -197,11 +197,26 @@ pub fn empty_points_turned(board: &Board, k: usize) -> Vec<Point> {
     empties
 }
 
+/// For each symmetry `k` (the outer index), each position's empty points in the order `k`
+/// reads them ([`empty_points_turned`]): the eight orders in which the legality benchmarks
+/// check the same points.
+pub fn check_orders(positions: &[(Board, Color)]) -> Vec<Vec<Vec<Point>>> {
+    (0..SYMMETRIES)
+        .map(|k| {
+            positions
+                .iter()
+                .map(|(board, _)| empty_points_turned(board, k))
+                .collect()
+        })
+        .collect()
+}
+
 /// The symmetries of a square board: four rotations, each also mirrored.
 pub const SYMMETRIES: usize = 8;
 
 /// Where symmetry `k` (modulo [`SYMMETRIES`]) takes the point `(row, col)` of a `size` x `size`
-/// board: a mirror image when bit 2 of `k` is set, then `k % 4` quarter turns.
+/// board (`row` and `col` below `size`): a mirror image when bit 2 of `k` is set, then `k % 4`
+/// quarter turns.
 pub fn turn_point(row: usize, col: usize, size: usize, k: usize) -> (usize, usize) {
     let last = size - 1;
     let (row, col) = if k & 4 != 0 { (row, last - col) } else { (row, col) };
