@@ -107,7 +107,7 @@ def turned(corpus: Corpus, k: int) -> Corpus:
         if coord is None:
             return None
         row, column = turn_point(*point_of(coord, size), size, k)
-        return f"{size - row}{COLUMN_LETTERS[column]}"
+        return kata_coordinate(row * size + column, size)
 
     def turn_rows(rows: list[str]) -> list[str]:
         grid = [[EMPTY] * size for _ in range(size)]

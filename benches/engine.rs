@@ -147,7 +147,7 @@ fn legality(c: &mut Criterion) {
     let mut group = c.benchmark_group("legality check, time per empty point");
     for name in ["random-9x9.txt", "random-19x19.txt"] {
         let corpus = load(name);
-        let positions = corpus.sampled_positions(10).expect("corpus moves are legal");
+        let positions = corpus.sampled_positions().expect("corpus moves are legal");
         // The same checks in the eight orders of the board's symmetries, taken in turn, so
         // that the branch predictor cannot learn the sequence of answers.
         let orders = corpus::check_orders(&positions);

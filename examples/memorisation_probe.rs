@@ -76,7 +76,7 @@ fn main() -> ExitCode {
         }
     };
     let turned: Vec<Corpus> = (0..SYMMETRIES).map(|k| corpus.turned(k)).collect();
-    let positions = corpus.sampled_positions(10).expect("corpus moves are legal");
+    let positions = corpus.sampled_positions().expect("corpus moves are legal");
     let orders = corpus::check_orders(&positions);
     let (mut replay_turn, mut check_turn) = (0, 0);
     let mut figures = [(); 4].map(|_| Vec::with_capacity(windows));

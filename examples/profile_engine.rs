@@ -31,7 +31,7 @@ fn replay(corpus: &Corpus, rounds: usize) -> usize {
 }
 
 fn legality(corpus: &Corpus, rounds: usize) -> usize {
-    let positions = corpus.sampled_positions(10).expect("corpus moves are legal");
+    let positions = corpus.sampled_positions().expect("corpus moves are legal");
     let mut legal = 0;
     for _ in 0..rounds {
         for (board, color) in &positions {

@@ -160,17 +160,16 @@ impl Corpus {
             .collect();
         Corpus { size, games }
     }
-}
 
-impl Corpus {
-    /// The position before every `every`-th turn of every game (turns 0, `every`, ...), with
-    /// the side to move: what the legality benchmarks check every empty point of.
-    pub fn sampled_positions(&self, every: usize) -> Result<Vec<(Board, Color)>, GoError> {
+    /// The position before every tenth turn of every game (turns 0, 10, 20, ...), with the
+    /// side to move, as the anchors' drivers sample them: what the legality benchmarks check
+    /// every empty point of.
+    pub fn sampled_positions(&self) -> Result<Vec<(Board, Color)>, GoError> {
         let mut positions = Vec::new();
         for recorded in &self.games {
             let mut game = Game::new(self.size, self.size)?;
             for (turn, m) in recorded.moves.iter().enumerate() {
-                if turn % every.max(1) == 0 {
+                if turn % 10 == 0 {
                     positions.push((game.board().clone(), game.to_move()));
                 }
                 match *m {
