@@ -8,7 +8,55 @@ pub const COLUMN_LETTERS: &[u8; 25] = b"ABCDEFGHJKLMNOPQRSTUVWXYZ";
 
 /// Reads a coordinate in the kata form (`"10K"`) or the GTP form (`"K10"`), letters in any case,
 /// and returns `(row, col)` with row 0 the top row of a board of `height` rows.
+#[inline]
 pub fn parse(text: &str, height: usize, width: usize) -> Result<(usize, usize), GoError> {
+    match parse_kata_form(text.as_bytes(), height, width) {
+        Some(row_col) => Ok(row_col),
+        None => parse_any_form(text, height, width),
+    }
+}
+
+/// The column of each byte that is a column letter (either case), else `NOT_A_COLUMN`.
+const COLUMN_OF_BYTE: [u8; 256] = {
+    let mut table = [NOT_A_COLUMN; 256];
+    let mut col = 0;
+    while col < COLUMN_LETTERS.len() {
+        let letter = COLUMN_LETTERS[col];
+        table[letter as usize] = col as u8;
+        table[letter.to_ascii_lowercase() as usize] = col as u8;
+        col += 1;
+    }
+    table
+};
+const NOT_A_COLUMN: u8 = u8::MAX;
+
+/// The usual coordinate, a row number of one or two digits then a column letter (`"4D"`,
+/// `"12K"`), when it is on the board; `None` for anything else, which [`parse_any_form`]
+/// reads or explains. A coordinate is read once per move from Python, and on a 19x19 board
+/// one or two digits come in no pattern a branch predictor could learn: so the number is
+/// read without a branch on its length.
+#[inline]
+fn parse_kata_form(bytes: &[u8], height: usize, width: usize) -> Option<(usize, usize)> {
+    if !(2..=3).contains(&bytes.len()) {
+        return None;
+    }
+    let (first, second, letter) = (bytes[0], bytes[1], bytes[bytes.len() - 1]);
+    let two_digits = bytes.len() == 3;
+    let tens_or_units = usize::from(first.wrapping_sub(b'0'));
+    let units = usize::from(second.wrapping_sub(b'0'));
+    let number = if two_digits {
+        tens_or_units * 10 + units
+    } else {
+        tens_or_units
+    };
+    let digits_ok = (1..=9).contains(&tens_or_units) & (!two_digits | (units <= 9));
+    let col = usize::from(COLUMN_OF_BYTE[usize::from(letter)]);
+    let on_board = (1..=height).contains(&number) & (col < width);
+    (digits_ok & on_board).then(|| (height - number, col))
+}
+
+/// Any form, and the error that says what is wrong.
+fn parse_any_form(text: &str, height: usize, width: usize) -> Result<(usize, usize), GoError> {
     let bad = |problem: &str| GoError::Coordinate {
         text: text.to_string(),
         problem: problem.to_string(),
@@ -58,12 +106,8 @@ pub fn parse(text: &str, height: usize, width: usize) -> Result<(usize, usize), 
 
 /// The column of a letter (either case), `None` for `I` and anything not a column letter.
 fn column_index(letter: u8) -> Option<usize> {
-    let col = match letter.to_ascii_uppercase() {
-        letter @ b'A'..=b'H' => letter - b'A',
-        letter @ b'J'..=b'Z' => letter - b'A' - 1,
-        _ => return None,
-    };
-    Some(usize::from(col))
+    let col = COLUMN_OF_BYTE[usize::from(letter)];
+    (col != NOT_A_COLUMN).then_some(usize::from(col))
 }
 
 /// The kata form of `(row, col)` on a board of `height` rows: `(0, 0)` on 9 rows is `"9A"`.
@@ -138,6 +182,52 @@ mod tests {
                 "{text:?}"
             );
         }
+    }
+
+    /// Every string of up to four characters from an alphabet of digits, letters and others:
+    /// the quick kata-form path agrees with the general one wherever it answers, and answers
+    /// for every kata-form coordinate on the board (so it is the path `Go.move` takes).
+    #[test]
+    fn the_quick_kata_form_path_agrees_with_the_general_one() {
+        let alphabet: Vec<u8> = (b'0'..=b'9')
+            .chain(b'A'..=b'Z')
+            .chain(b'a'..=b'z')
+            .chain([b' ', b'/', b':', b'@', b'[', b'`', b'{', 0, 0xC3])
+            .collect();
+        let mut quick_answers = 0;
+        for (height, width) in [(1, 1), (9, 9), (13, 7), (19, 19), (25, 25)] {
+            let mut check = |bytes: &[u8]| {
+                let Ok(text) = std::str::from_utf8(bytes) else {
+                    return;
+                };
+                let general = parse_any_form(text, height, width);
+                match parse_kata_form(bytes, height, width) {
+                    Some(row_col) => {
+                        quick_answers += 1;
+                        assert_eq!(general, Ok(row_col), "{text:?} on {height}x{width}");
+                    }
+                    None => assert!(
+                        general.is_err() || !bytes[0].is_ascii_digit() || bytes.len() > 3,
+                        "{text:?} on {height}x{width}: the quick path left a kata coordinate out"
+                    ),
+                }
+            };
+            check(b"");
+            for &a in &alphabet {
+                check(&[a]);
+                for &b in &alphabet {
+                    check(&[a, b]);
+                    for &c in &alphabet {
+                        check(&[a, b, c]);
+                        for &d in &alphabet[..4] {
+                            check(&[a, b, c, d]);
+                        }
+                    }
+                }
+            }
+        }
+        // Both cases of every column letter of every row of each board.
+        assert_eq!(quick_answers, 2 * (1 + 81 + 13 * 7 + 361 + 625));
     }
 
     #[test]
