@@ -5,8 +5,8 @@
 //!   board's eight symmetries in turn so that the processor cannot learn the games by heart,
 //!   with a naive flood-fill board replaying the same games as the in-run baseline;
 //! - light random playouts per second from the empty board;
-//! - ns per legality check over every empty point of positions sampled from the corpus, the
-//!   points taken in the order of each of the eight symmetries in turn;
+//! - ns per legality check over every empty point of positions sampled from the corpus, each
+//!   position's points taken in the order of each of the eight symmetries in turn;
 //! - `Game::new` and a game's copy, with the bytes a game takes printed.
 //!
 //! Targets (issue 12), against KataGo, libego and Pachi measured in the same run by the
@@ -148,21 +148,26 @@ fn legality(c: &mut Criterion) {
     for name in ["random-9x9.txt", "random-19x19.txt"] {
         let corpus = load(name);
         let positions = corpus.sampled_positions().expect("corpus moves are legal");
-        // The same checks in the eight orders of the board's symmetries, taken in turn, so
-        // that the branch predictor cannot learn the sequence of answers.
+        // Each position's points are checked in the eight orders of the board's symmetries,
+        // so that the branch predictor cannot learn the sequence of answers, one order after
+        // another while the position is in the cache: streamed through the cache once per
+        // check of every point, the positions (7.6 MB of 19x19 boards in the shared corpus,
+        // 33 MB in `make_corpus --fresh`'s) made the figure a measure of the memory
+        // bandwidth other processes left (see examples/locality_probe.rs).
         let orders = corpus::check_orders(&positions);
-        let checks: usize = positions
-            .iter()
-            .map(|(board, _)| board.empty_points().len())
-            .sum();
-        let mut symmetry = 0;
+        let checks = SYMMETRIES
+            * positions
+                .iter()
+                .map(|(board, _)| board.empty_points().len())
+                .sum::<usize>();
         group.bench_function(format!("{}x{}", corpus.size, corpus.size), |b| {
             b.iter_custom(|iters| {
                 per_unit(iters, || {
-                    symmetry = (symmetry + 1) % SYMMETRIES;
-                    for ((board, color), empties) in positions.iter().zip(&orders[symmetry]) {
-                        for &p in empties {
-                            black_box(board.illegal_reason(black_box(p), *color));
+                    for (i, (board, color)) in positions.iter().enumerate() {
+                        for order in &orders {
+                            for &p in &order[i] {
+                                black_box(board.illegal_reason(black_box(p), *color));
+                            }
                         }
                     }
                     checks

@@ -1,0 +1,140 @@
+//! Shows why the 19x19 legality figure jumped from round to round: checking every empty point
+//! of one position after another, a pass streams all the sampled positions through the cache
+//! (7.6 MB of 19x19 boards in the shared corpus, 33 MB in `make_corpus --fresh`'s), so the
+//! figure measured what memory the machine's other work left free. Checking each position's
+//! points in the eight orders while it is in the cache does the same checks without that.
+//!
+//! Windows of 100 ms alternate between the two loops, with and without a second thread
+//! reading a 256 MB buffer over and over (another program's memory traffic, on the other
+//! core); the median (10th-90th percentile) of each is printed.
+//!
+//! ```sh
+//! cargo build --release --example locality_probe
+//! target/release/examples/locality_probe 19 20
+//! ```
+//!
+//! Usage: `locality_probe SIZE WINDOWS` (each of the four figures gets WINDOWS windows).
+
+use std::hint::black_box;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use gokata::corpus::{self, Corpus, SYMMETRIES};
+use gokata::engine::{Board, Color, Point};
+
+const WINDOW: Duration = Duration::from_millis(100);
+const TRAFFIC_BYTES: usize = 256 << 20;
+
+/// Nanoseconds per unit over one window of `pass` (which returns how many units it did).
+fn window(mut pass: impl FnMut() -> usize) -> f64 {
+    let start = Instant::now();
+    let mut units = 0;
+    while start.elapsed() < WINDOW {
+        units += pass();
+    }
+    start.elapsed().as_nanos() as f64 / units as f64
+}
+
+/// One order a pass, as the benchmark did: every position's points in order `k`.
+fn streamed(positions: &[(Board, Color)], order: &[Vec<Point>]) -> usize {
+    let mut checks = 0;
+    for ((board, color), empties) in positions.iter().zip(order) {
+        for &p in empties {
+            black_box(board.illegal_reason(black_box(p), *color));
+        }
+        checks += empties.len();
+    }
+    checks
+}
+
+/// Each position's points in the eight orders, one position at a time, as the benchmark does.
+fn position_by_position(positions: &[(Board, Color)], orders: &[Vec<Vec<Point>>]) -> usize {
+    let mut checks = 0;
+    for (i, (board, color)) in positions.iter().enumerate() {
+        for order in orders {
+            for &p in &order[i] {
+                black_box(board.illegal_reason(black_box(p), *color));
+            }
+            checks += order[i].len();
+        }
+    }
+    checks
+}
+
+/// Reads a large buffer over and over, a megabyte at a time, while `on` is set; until `done`.
+fn memory_traffic(on: &AtomicBool, done: &AtomicBool) {
+    let buffer = vec![1u64; TRAFFIC_BYTES / 8];
+    let mut megabytes = buffer.chunks(1 << 17).cycle();
+    while !done.load(Ordering::Relaxed) {
+        if on.load(Ordering::Relaxed) {
+            let megabyte = megabytes.next().expect("cycle never ends");
+            black_box(megabyte.iter().fold(0u64, |sum, &x| sum.wrapping_add(x)));
+        } else {
+            thread::sleep(Duration::from_millis(1));
+        }
+    }
+}
+
+fn spread(mut figures: Vec<f64>) -> String {
+    figures.sort_by(f64::total_cmp);
+    let at = |q: usize| figures[(figures.len() - 1) * q / 100];
+    format!("{:.2} ({:.2}-{:.2})", at(50), at(10), at(90))
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (Some(size), Some(windows)) = (
+        args.first().and_then(|a| a.parse::<usize>().ok()),
+        args.get(1)
+            .and_then(|a| a.parse::<usize>().ok())
+            .filter(|&w| w > 0),
+    ) else {
+        eprintln!("usage: locality_probe SIZE WINDOWS (SIZE 9 or 19, WINDOWS at least 1)");
+        return ExitCode::from(2);
+    };
+    let corpus = match Corpus::load(&format!("random-{size}x{size}.txt")) {
+        Ok(corpus) => corpus,
+        Err(error) => {
+            eprintln!("locality_probe: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let positions = corpus.sampled_positions().expect("corpus moves are legal");
+    let orders = corpus::check_orders(&positions);
+    let megabytes = positions.iter().map(|(b, _)| b.memory_bytes()).sum::<usize>() as f64 / 1e6;
+    println!(
+        "{size}x{size}: {} positions, {megabytes:.1} MB of boards; ns per check, median \
+         (10th-90th percentile) of {windows} windows of {} ms",
+        positions.len(),
+        WINDOW.as_millis()
+    );
+    let (traffic_on, done) = (AtomicBool::new(false), AtomicBool::new(false));
+    let mut figures = vec![Vec::new(); 4];
+    let mut k = 0;
+    thread::scope(|scope| {
+        scope.spawn(|| memory_traffic(&traffic_on, &done));
+        for _ in 0..windows {
+            for (traffic, first) in [(false, 0), (true, 2)] {
+                traffic_on.store(traffic, Ordering::Relaxed);
+                figures[first].push(window(|| {
+                    k = (k + 1) % SYMMETRIES;
+                    streamed(&positions, &orders[k])
+                }));
+                figures[first + 1].push(window(|| position_by_position(&positions, &orders)));
+            }
+        }
+        done.store(true, Ordering::Relaxed);
+    });
+    let labels = [
+        "one order a pass, quiet",
+        "position by position, quiet",
+        "one order a pass, other thread reading 256 MB",
+        "position by position, other thread reading 256 MB",
+    ];
+    for (label, figures) in labels.iter().zip(figures) {
+        println!("{label:<52} {}", spread(figures));
+    }
+    ExitCode::SUCCESS
+}
