@@ -10,7 +10,7 @@
 //!
 //! ```sh
 //! cargo build --release --example locality_probe
-//! target/release/examples/locality_probe 19 20
+//! target/release/examples/locality_probe 19 20    # not pinned: the reading thread needs a core
 //! ```
 //!
 //! Usage: `locality_probe SIZE WINDOWS` (each of the four figures gets WINDOWS windows).
@@ -63,9 +63,8 @@ fn position_by_position(positions: &[(Board, Color)], orders: &[Vec<Vec<Point>>]
     checks
 }
 
-/// Reads a large buffer over and over, a megabyte at a time, while `on` is set; until `done`.
-fn memory_traffic(on: &AtomicBool, done: &AtomicBool) {
-    let buffer = vec![1u64; TRAFFIC_BYTES / 8];
+/// Reads `buffer` over and over, a megabyte at a time, while `on` is set; until `done`.
+fn memory_traffic(buffer: &[u64], on: &AtomicBool, done: &AtomicBool) {
     let mut megabytes = buffer.chunks(1 << 17).cycle();
     while !done.load(Ordering::Relaxed) {
         if on.load(Ordering::Relaxed) {
@@ -110,11 +109,13 @@ fn main() -> ExitCode {
         positions.len(),
         WINDOW.as_millis()
     );
+    // Filled before the first window, so that filling it is not timed.
+    let buffer = vec![1u64; TRAFFIC_BYTES / 8];
     let (traffic_on, done) = (AtomicBool::new(false), AtomicBool::new(false));
     let mut figures = vec![Vec::new(); 4];
     let mut k = 0;
     thread::scope(|scope| {
-        scope.spawn(|| memory_traffic(&traffic_on, &done));
+        scope.spawn(|| memory_traffic(&buffer, &traffic_on, &done));
         for _ in 0..windows {
             for (traffic, first) in [(false, 0), (true, 2)] {
                 traffic_on.store(traffic, Ordering::Relaxed);
