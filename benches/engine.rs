@@ -148,12 +148,12 @@ fn legality(c: &mut Criterion) {
     for name in ["random-9x9.txt", "random-19x19.txt"] {
         let corpus = load(name);
         let positions = corpus.sampled_positions().expect("corpus moves are legal");
-        // Each position's points are checked in the eight orders of the board's symmetries,
-        // so that the branch predictor cannot learn the sequence of answers, one order after
-        // another while the position is in the cache: streamed through the cache once per
-        // check of every point, the positions (7.6 MB of 19x19 boards in the shared corpus,
-        // 33 MB in `make_corpus --fresh`'s) made the figure a measure of the memory
-        // bandwidth other processes left (see examples/locality_probe.rs).
+        // Each position's points are checked in the eight orders of the board's symmetries
+        // (so that the branch predictor cannot learn the sequence of answers), all eight while
+        // the position is in the cache. One order a pass over every position streamed all of
+        // them through the cache eight times (7.6 MB of 19x19 boards in the shared corpus,
+        // 33 MB in `make_corpus --fresh`'s), and the figure measured the memory that other
+        // processes left free (see examples/locality_probe.rs).
         let orders = corpus::check_orders(&positions);
         let checks = SYMMETRIES
             * positions
