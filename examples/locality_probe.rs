@@ -17,39 +17,19 @@
 //!
 //! Usage: `locality_probe SIZE WINDOWS` (each of the four figures gets WINDOWS windows).
 
+mod probe_windows;
+
 use std::hint::black_box;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use gokata::corpus::{self, Corpus, SYMMETRIES};
+use gokata::corpus::{self, SYMMETRIES};
 use gokata::engine::{Board, Color, Point};
+use probe_windows::{check_in_one_order, size_windows_and_corpus, spread, window, WINDOW};
 
-const WINDOW: Duration = Duration::from_millis(100);
 const TRAFFIC_BYTES: usize = 256 << 20;
-
-/// Nanoseconds per unit over one window of `pass` (which returns how many units it did).
-fn window(mut pass: impl FnMut() -> usize) -> f64 {
-    let start = Instant::now();
-    let mut units = 0;
-    while start.elapsed() < WINDOW {
-        units += pass();
-    }
-    start.elapsed().as_nanos() as f64 / units as f64
-}
-
-/// One order a pass, as the benchmark did: every position's points in the order given.
-fn streamed(positions: &[(Board, Color)], order: &[Vec<Point>]) -> usize {
-    let mut checks = 0;
-    for ((board, color), empties) in positions.iter().zip(order) {
-        for &p in empties {
-            black_box(board.illegal_reason(black_box(p), *color));
-        }
-        checks += empties.len();
-    }
-    checks
-}
 
 /// Each position's points in the eight orders, one position at a time, as the benchmark does.
 fn position_by_position(positions: &[(Board, Color)], orders: &[Vec<Vec<Point>>]) -> usize {
@@ -78,28 +58,11 @@ fn memory_traffic(buffer: &[u64], on: &AtomicBool, done: &AtomicBool) {
     }
 }
 
-fn spread(mut figures: Vec<f64>) -> String {
-    figures.sort_by(f64::total_cmp);
-    // The lower median when the count is even.
-    let at = |q: usize| figures[(figures.len() - 1) * q / 100];
-    format!("{:.2} ({:.2}-{:.2})", at(50), at(10), at(90))
-}
-
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let (Some(size), Some(windows)) = (
-        args.first().and_then(|a| a.parse::<usize>().ok()),
-        args.get(1)
-            .and_then(|a| a.parse::<usize>().ok())
-            .filter(|&w| w > 0),
-    ) else {
-        eprintln!("usage: locality_probe SIZE WINDOWS (SIZE 9 or 19, WINDOWS at least 1)");
-        return ExitCode::from(2);
-    };
-    let corpus = match Corpus::load(&format!("random-{size}x{size}.txt")) {
-        Ok(corpus) => corpus,
-        Err(error) => {
-            eprintln!("locality_probe: {error}");
+    let (size, windows, corpus) = match size_windows_and_corpus("locality_probe") {
+        Ok(parsed) => parsed,
+        Err(message) => {
+            eprintln!("{message}");
             return ExitCode::from(2);
         }
     };
@@ -125,7 +88,7 @@ fn main() -> ExitCode {
                 traffic_on.store(traffic, Ordering::Relaxed);
                 streamed_windows[usize::from(traffic)].push(window(|| {
                     k = (k + 1) % SYMMETRIES;
-                    streamed(&positions, &orders[k])
+                    check_in_one_order(&positions, &orders[k])
                 }));
                 local_windows[usize::from(traffic)]
                     .push(window(|| position_by_position(&positions, &orders)));

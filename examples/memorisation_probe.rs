@@ -16,24 +16,13 @@
 //!
 //! Usage: `memorisation_probe SIZE WINDOWS` (each of the four figures gets WINDOWS windows).
 
+mod probe_windows;
+
 use std::hint::black_box;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
 
 use gokata::corpus::{self, Corpus, SYMMETRIES};
-use gokata::engine::{Board, Color, Point};
-
-const WINDOW: Duration = Duration::from_millis(100);
-
-/// Nanoseconds per unit over one window of `pass` (which returns how many units it did).
-fn window(mut pass: impl FnMut() -> usize) -> f64 {
-    let start = Instant::now();
-    let mut units = 0;
-    while start.elapsed() < WINDOW {
-        units += pass();
-    }
-    start.elapsed().as_nanos() as f64 / units as f64
-}
+use probe_windows::{check_in_one_order as check, size_windows_and_corpus, spread, window};
 
 fn replay(corpus: &Corpus) -> usize {
     for recorded in &corpus.games {
@@ -42,37 +31,12 @@ fn replay(corpus: &Corpus) -> usize {
     corpus.move_count()
 }
 
-fn check(positions: &[(Board, Color)], orders: &[Vec<Point>]) -> usize {
-    let mut checks = 0;
-    for ((board, color), empties) in positions.iter().zip(orders) {
-        for &p in empties {
-            black_box(board.illegal_reason(black_box(p), *color));
-        }
-        checks += empties.len();
-    }
-    checks
-}
-
-fn spread(mut figures: Vec<f64>) -> String {
-    figures.sort_by(f64::total_cmp);
-    let at = |q: usize| figures[(figures.len() - 1) * q / 100];
-    format!("{:.2} ({:.2}-{:.2})", at(50), at(10), at(90))
-}
-
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let (Some(Ok(size)), Some(Ok(windows @ 1..))) = (
-        args.first().map(|a| a.parse::<usize>()),
-        args.get(1).map(|a| a.parse::<usize>()),
-    ) else {
-        eprintln!("usage: memorisation_probe SIZE WINDOWS (WINDOWS at least 1)");
-        return ExitCode::FAILURE;
-    };
-    let corpus = match Corpus::load(&format!("random-{size}x{size}.txt")) {
-        Ok(corpus) => corpus,
-        Err(e) => {
-            eprintln!("memorisation_probe: {e}");
-            return ExitCode::FAILURE;
+    let (size, windows, corpus) = match size_windows_and_corpus("memorisation_probe") {
+        Ok(parsed) => parsed,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::from(2);
         }
     };
     let turned: Vec<Corpus> = (0..SYMMETRIES).map(|k| corpus.turned(k)).collect();
