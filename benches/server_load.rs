@@ -33,7 +33,6 @@
 
 use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader, Read};
-use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, ExitCode, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -79,7 +78,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if let Some(i) = args.iter().position(|a| a == "--serve") {
         return match args.get(i + 1) {
-            Some(db) => serve_game(PathBuf::from(db)),
+            Some(db) => serve_game(db.to_string()),
             None => {
                 eprintln!("server_load: --serve needs a database path");
                 ExitCode::from(2)
@@ -176,7 +175,7 @@ fn env_number(name: &str, default: f64) -> Result<f64, String> {
 
 /// `--serve DB`: the real server on a free loopback port, printed on stdout; it serves until
 /// stdin closes, then stops cleanly (exit 0) or says why not (exit 1).
-fn serve_game(database: PathBuf) -> ExitCode {
+fn serve_game(database: String) -> ExitCode {
     let server = match RunningServer::start(Config {
         host: "127.0.0.1".into(),
         port: 0,

@@ -1,4 +1,7 @@
-"""Shared fixtures and helpers for the `test_go_*` suites.
+"""Shared fixtures: the stores the server tests run on, and helpers for the `test_go_*` suites.
+
+Every server test runs twice, on SQLite and on PostgreSQL, through the `database` fixture; the
+PostgreSQL server is started once per session, on first use (`postgres_cluster`).
 
 Most rule tests run twice, on `gokata.Go` and on the pure-Python `ReferenceGo`, through the
 `new_game` fixture: a test that fails only for `gokata` points at the engine, one that fails
@@ -9,12 +12,14 @@ before it is used as the oracle of the differential tests.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Optional
 
 import pytest
 
 from gokata import Go, IllegalMoveError
+from postgres_cluster import PostgresCluster
 from reference_model import Coordinate, GoFactory, GoLike, ReferenceGo
 
 Snapshot = tuple[list[list[str]], str, int]
@@ -24,6 +29,41 @@ Turn = Optional[Coordinate]
 """A recorded turn: a coordinate, or None for a pass."""
 
 REASONS = ("occupied", "suicide", "ko")
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresCluster]:
+    """A PostgreSQL server of this test session's own."""
+    cluster = PostgresCluster()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+class Databases:
+    """New, empty databases of one kind: SQLite files, or PostgreSQL databases."""
+
+    def __init__(self, kind: str, request: pytest.FixtureRequest) -> None:
+        self.kind = kind
+        self._request = request
+
+    @property
+    def cluster(self) -> PostgresCluster:
+        cluster: PostgresCluster = self._request.getfixturevalue("postgres")
+        return cluster
+
+    def new(self, folder: Path, name: str = "server") -> str:
+        """A new database's address: a file in ``folder``, or a PostgreSQL URL."""
+        if self.kind == "sqlite":
+            return str(folder / f"{name}.sqlite3")
+        return self.cluster.new_database()
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def databases(request: pytest.FixtureRequest) -> Databases:
+    """The store a server test runs on: each runs on both."""
+    return Databases(str(request.param), request)
 
 
 @pytest.fixture(params=["gokata", "reference"])

@@ -47,16 +47,17 @@ def gokata_command() -> list[str]:
 
 
 class ServerProcess:
-    """``gokata serve`` on ``127.0.0.1``, port 0, the database ``db``; restartable on the same file.
+    """``gokata serve`` on ``127.0.0.1``, port 0, the database ``db`` (an SQLite file, or a
+    PostgreSQL address); restartable on the same database.
 
     Use as a context manager, or call `start` and `stop`/`kill`. `lines` collects the process's
     standard output and `errors` its standard error, for messages on failure.
     """
 
     def __init__(
-        self, db: Path, move_time: float = 300.0, extra_args: tuple[str, ...] = (), port: int = 0
+        self, db: Path | str, move_time: float = 300.0, extra_args: tuple[str, ...] = (), port: int = 0
     ) -> None:
-        self.db = Path(db)
+        self.db = str(db)
         self.port = port
         """0 until the first start picks a free port, which restarts then keep, so that
         clients can come back to the same address."""
@@ -84,7 +85,7 @@ class ServerProcess:
             "--port",
             str(self.port),
             "--db",
-            str(self.db),
+            self.db,
             "--move-time",
             f"{self.move_time:g}",
             *self.extra_args,

@@ -36,6 +36,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.ui import Select
 
+from conftest import Databases
 from server_process import Frame, ServerProcess, fresh_name, play, sign_in, start_game
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -220,8 +221,8 @@ class Page:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    with ServerProcess(tmp_path_factory.mktemp("browser") / "server.sqlite3") as process:
+def server(tmp_path_factory: pytest.TempPathFactory, databases: Databases) -> Iterator[ServerProcess]:
+    with ServerProcess(databases.new(tmp_path_factory.mktemp("browser"), "server")) as process:
         yield process
 
 
@@ -423,10 +424,10 @@ def test_two_browsers_play_a_game_to_two_passes(
 
 
 def test_a_timeout_shows_the_result_in_both_pages(
-    tmp_path: Path, browsers: Callable[[str], Page]
+    tmp_path: Path, databases: Databases, browsers: Callable[[str], Page]
 ) -> None:
     """With a short move time, black lets the clock run out: both pages say so."""
-    with ServerProcess(tmp_path / "timeout.sqlite3", SHORT_MOVE_TIME) as quick:
+    with ServerProcess(databases.new(tmp_path, "timeout"), SHORT_MOVE_TIME) as quick:
         url = url_of(quick)
         black_name, white_name = fresh_name("slow"), fresh_name("quick")
         black, white = browsers(url), browsers(url)
@@ -544,11 +545,11 @@ def test_the_page_is_served_with_a_content_security_policy(server: ServerProcess
 
 
 def test_the_pages_survive_a_server_crash_and_resend_a_click_made_meanwhile(
-    browsers: Callable[[str], Page], tmp_path: Path
+    browsers: Callable[[str], Page], tmp_path: Path, databases: Databases
 ) -> None:
     """``kill -9`` mid-game: both pages reconnect by themselves, and a turn clicked while the
     server was down is sent when it is back, once."""
-    with ServerProcess(tmp_path / "server.sqlite3") as server:
+    with ServerProcess(databases.new(tmp_path, "server")) as server:
         alice, bob = browsers(url_of(server)), browsers(url_of(server))
         for page, name in ((alice, "alice"), (bob, "bob")):
             page.open()

@@ -27,6 +27,7 @@ from gokata.client import (
     connect,
     websocket_url,
 )
+from conftest import Databases
 from server_process import ServerProcess
 from test_client_support import (  # noqa: F401  (the fixtures are used by name)
     free_port,
@@ -294,8 +295,8 @@ def test_a_seek_that_times_out_is_withdrawn(server: ServerProcess) -> None:
         assert first.games == [] and second.games == []
 
 
-def test_the_clock_ends_the_game(tmp_path: Path) -> None:
-    with ServerProcess(tmp_path / "games.sqlite3", move_time=1) as quick:
+def test_the_clock_ends_the_game(tmp_path: Path, databases: Databases) -> None:
+    with ServerProcess(databases.new(tmp_path, "games"), move_time=1) as quick:
         black, white, game, theirs = pair(quick.ws_url)
         with black, white:
             remaining = game.remaining_ms

@@ -17,6 +17,7 @@ import pytest
 import websockets  # noqa: F401  (required: a missing websockets fails these suites)
 
 from gokata.client import Player, RemoteGame, connect
+from conftest import Databases
 from server_process import ServerProcess, gokata_command
 
 MOVE_TIME = 60.0
@@ -39,16 +40,16 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+def server(tmp_path_factory: pytest.TempPathFactory, databases: Databases) -> Iterator[ServerProcess]:
     """A server shared by a module's tests (each test uses names of its own)."""
-    with ServerProcess(tmp_path_factory.mktemp("serve") / "games.sqlite3", MOVE_TIME) as process:
+    with ServerProcess(databases.new(tmp_path_factory.mktemp("serve"), "games"), MOVE_TIME) as process:
         yield process
 
 
 @pytest.fixture()
-def own_server(tmp_path: Path) -> Iterator[ServerProcess]:
+def own_server(tmp_path: Path, databases: Databases) -> Iterator[ServerProcess]:
     """A server for one test alone; restarts keep its port, so clients can come back."""
-    with ServerProcess(tmp_path / "games.sqlite3", MOVE_TIME) as process:
+    with ServerProcess(databases.new(tmp_path, "games"), MOVE_TIME) as process:
         yield process
 
 

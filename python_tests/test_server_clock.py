@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from conftest import Databases
 from server_process import Frame, Player, ServerProcess, play, start_game
 
 MOVE_TIME = 1.5
@@ -19,8 +20,8 @@ LATE = 2.0
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    with ServerProcess(tmp_path_factory.mktemp("clock") / "server.sqlite3", MOVE_TIME) as process:
+def server(tmp_path_factory: pytest.TempPathFactory, databases: Databases) -> Iterator[ServerProcess]:
+    with ServerProcess(databases.new(tmp_path_factory.mktemp("clock"), "server"), MOVE_TIME) as process:
         yield process
 
 

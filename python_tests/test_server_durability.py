@@ -18,6 +18,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from gokata import Go
+from conftest import Databases
 from server_process import Frame, Player, ServerProcess, fresh_name, gokata_command, play, sign_in, start_game
 
 
@@ -41,16 +42,30 @@ def local_game(points: list[Optional[str]], size: int = 9) -> Go:
     return go
 
 
-def integrity(db: Path) -> None:
-    """The database file is sound (the server has exited)."""
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
-        assert connection.execute("PRAGMA integrity_check").fetchone() == ("ok",)
-    connection.close()
+def integrity(databases: Databases, db: str) -> None:
+    """The database is sound (the server has exited): an SQLite file passes its integrity check;
+    on PostgreSQL every game's turn count is its turns', and the wins and losses add up to the
+    finished games."""
+    if databases.kind == "sqlite":
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
+            assert connection.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        connection.close()
+        return
+    name = db.rsplit("/", 1)[1]
+    counts = databases.cluster.psql(
+        "SELECT (SELECT count(*) FROM games g WHERE plies <> (SELECT count(*) FROM turns t WHERE t.game = g.id)),"
+        " (SELECT count(*) FROM games WHERE status = 'over'),"
+        " (SELECT coalesce(sum(wins), 0) FROM players), (SELECT coalesce(sum(losses), 0) FROM players)",
+        name,
+    )
+    wrong, over, wins, losses = (int(n) for n in counts.strip().split("|"))
+    assert (wrong, wins, losses) == (0, over, over), counts
 
 
-def test_kill_9_mid_game_then_restart_loses_no_acknowledged_turn(tmp_path: Path) -> None:
+def test_kill_9_mid_game_then_restart_loses_no_acknowledged_turn(tmp_path: Path, databases: Databases) -> None:
     move_time = 10.0
-    server = ServerProcess(tmp_path / "server.sqlite3", move_time)
+    db = databases.new(tmp_path)
+    server = ServerProcess(db, move_time)
     with server:
         black, white, start = start_game(server, "Dkill")
         game = start["id"]
@@ -63,6 +78,7 @@ def test_kill_9_mid_game_then_restart_loses_no_acknowledged_turn(tmp_path: Path)
         # One more move, sent but not acknowledged: the kill may come before or after its commit.
         black.wire.send({"type": "move", "game": game, "ply": 8, "point": "7G"})
         server.kill()
+        killed = time.monotonic()
         assert server.process is not None and server.process.returncode == -signal.SIGKILL
 
         server.restart()
@@ -74,9 +90,15 @@ def test_kill_9_mid_game_then_restart_loses_no_acknowledged_turn(tmp_path: Path)
         assert state["moves"] in (acknowledged, acknowledged + ["7G"])
         assert state["board"] == rows(local_game(state["moves"]))
         assert state["status"] == "playing"
-        # The player to move has the full move time again.
         assert state["move_time_ms"] == 10000
-        assert state["remaining_ms"] >= 10000 - 1000 - 1000 * (time.monotonic() - restarted), state["remaining_ms"]
+        if databases.kind == "sqlite":
+            # The one server restarted: the player to move has the full move time again.
+            assert state["remaining_ms"] >= 10000 - 1000 - 1000 * (time.monotonic() - restarted), state["remaining_ms"]
+        else:
+            # The database's clock ran on through the restart (another process could have
+            # served the game meanwhile); a dead process's seeks go within 3 seconds.
+            assert state["remaining_ms"] <= 10000 - 1000 * (time.monotonic() - killed) + 50, state["remaining_ms"]
+            time.sleep(max(0.0, killed + 3.5 - time.monotonic()))
         # Seeks do not survive a restart: a new seek waits.
         other = sign_in(server, fresh_name("Dseek"))
         other.wire.request({"type": "seek", "size": 9, "color": "any"}, "seeking")
@@ -105,11 +127,12 @@ def test_kill_9_mid_game_then_restart_loses_no_acknowledged_turn(tmp_path: Path)
         assert over["score"] == {"black": score["black"], "white": score["white"], "komi": 0.5}
         status, final = server.get(f"/api/games/{game}")
         assert status == 200 and final["moves"] == moves and final["status"] == "over"
-    integrity(tmp_path / "server.sqlite3")
+    integrity(databases, db)
 
 
-def test_kill_9_right_after_the_end_keeps_the_result_and_the_records_once(tmp_path: Path) -> None:
-    server = ServerProcess(tmp_path / "server.sqlite3")
+def test_kill_9_right_after_the_end_keeps_the_result_and_the_records_once(tmp_path: Path, databases: Databases) -> None:
+    db = databases.new(tmp_path)
+    server = ServerProcess(db)
     with server:
         black, white, start = start_game(server, "Dend")
         game = start["id"]
@@ -142,7 +165,7 @@ def test_kill_9_right_after_the_end_keeps_the_result_and_the_records_once(tmp_pa
         server.restart()
         assert server.get(f"/api/players/{win.name}") == (200, {"name": win.name, "wins": 1, "losses": 0})
         assert server.get(f"/api/players/{loss.name}") == (200, {"name": loss.name, "wins": 0, "losses": 1})
-    integrity(tmp_path / "server.sqlite3")
+    integrity(databases, db)
 
 
 def goodbye_then_close(wire_frames: list[Frame], closed: ConnectionClosed) -> None:
@@ -152,8 +175,8 @@ def goodbye_then_close(wire_frames: list[Frame], closed: ConnectionClosed) -> No
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
-def test_a_signal_stops_the_server_cleanly(tmp_path: Path, signum: int) -> None:
-    db = tmp_path / "server.sqlite3"
+def test_a_signal_stops_the_server_cleanly(tmp_path: Path, databases: Databases, signum: int) -> None:
+    db = databases.new(tmp_path)
     server = ServerProcess(db)
     with server:
         black, white, start = start_game(server, "Dstop")
@@ -175,7 +198,7 @@ def test_a_signal_stops_the_server_cleanly(tmp_path: Path, signum: int) -> None:
         assert server.wait(10) == 0
         assert time.monotonic() - stopping < 5, "the server stops quickly"
         assert server.lines[-1].endswith("stopped"), server.output()
-        integrity(db)
+        integrity(databases, db)
 
         server.restart()
         back = sign_in(server, black.name, black.token)
@@ -183,7 +206,7 @@ def test_a_signal_stops_the_server_cleanly(tmp_path: Path, signum: int) -> None:
         white2 = sign_in(server, white.name, white.token)
         play(white2, back, game, 3, "6F")
         server.stop(signum)
-    integrity(db)
+    integrity(databases, db)
     server.restart()
     try:
         status, state = server.get(f"/api/games/{game}")
@@ -192,8 +215,8 @@ def test_a_signal_stops_the_server_cleanly(tmp_path: Path, signum: int) -> None:
         assert server.stop() == 0
 
 
-def test_a_half_sent_request_does_not_hold_the_server_open(tmp_path: Path) -> None:
-    with ServerProcess(tmp_path / "server.sqlite3") as server:
+def test_a_half_sent_request_does_not_hold_the_server_open(tmp_path: Path, databases: Databases) -> None:
+    with ServerProcess(databases.new(tmp_path)) as server:
         with socket.create_connection(("127.0.0.1", server.port), timeout=5) as stalled:
             stalled.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n")  # and never the blank line
             time.sleep(0.2)

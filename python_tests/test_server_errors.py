@@ -16,14 +16,15 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from gokata import Go
+from conftest import Databases
 from server_process import Frame, Player, ServerProcess, fresh_name, play, sign_in, start_game
 
 MAX_FRAME = 16 * 1024
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    with ServerProcess(tmp_path_factory.mktemp("errors") / "server.sqlite3") as process:
+def server(tmp_path_factory: pytest.TempPathFactory, databases: Databases) -> Iterator[ServerProcess]:
+    with ServerProcess(databases.new(tmp_path_factory.mktemp("errors"), "server")) as process:
         yield process
 
 

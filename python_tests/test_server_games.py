@@ -13,14 +13,15 @@ from typing import Optional
 import pytest
 
 from gokata import Go
+from conftest import Databases
 from server_process import Frame, Player, ServerProcess, fresh_name, play, sign_in, start_game
 
 MOVE_TIME = 300.0
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    with ServerProcess(tmp_path_factory.mktemp("games") / "server.sqlite3", MOVE_TIME) as process:
+def server(tmp_path_factory: pytest.TempPathFactory, databases: Databases) -> Iterator[ServerProcess]:
+    with ServerProcess(databases.new(tmp_path_factory.mktemp("games"), "server"), MOVE_TIME) as process:
         yield process
 
 

@@ -12,14 +12,15 @@ from urllib.parse import quote
 
 import pytest
 
+from conftest import Databases
 from server_process import ServerProcess, fresh_name, sign_in
 
 TOKEN = re.compile(r"[0-9a-f]{64}")
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    with ServerProcess(tmp_path_factory.mktemp("hello") / "server.sqlite3") as process:
+def server(tmp_path_factory: pytest.TempPathFactory, databases: Databases) -> Iterator[ServerProcess]:
+    with ServerProcess(databases.new(tmp_path_factory.mktemp("hello"), "server")) as process:
         yield process
 
 

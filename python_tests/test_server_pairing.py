@@ -12,14 +12,15 @@ from typing import Any
 
 import pytest
 
+from conftest import Databases
 from server_process import Frame, Player, ServerProcess, fresh_name, sign_in
 
 MOVE_TIME = 300.0
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    with ServerProcess(tmp_path_factory.mktemp("pairing") / "server.sqlite3", MOVE_TIME) as process:
+def server(tmp_path_factory: pytest.TempPathFactory, databases: Databases) -> Iterator[ServerProcess]:
+    with ServerProcess(databases.new(tmp_path_factory.mktemp("pairing"), "server"), MOVE_TIME) as process:
         yield process
 
 

@@ -16,6 +16,7 @@ from typing import Optional
 import pytest
 
 from gokata import Go
+from conftest import Databases
 from server_process import Player, ServerProcess, play, start_game
 
 COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
@@ -28,8 +29,8 @@ reasons_seen: Counter[str] = Counter()
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    with ServerProcess(tmp_path_factory.mktemp("random") / "server.sqlite3") as process:
+def server(tmp_path_factory: pytest.TempPathFactory, databases: Databases) -> Iterator[ServerProcess]:
+    with ServerProcess(databases.new(tmp_path_factory.mktemp("random"), "server")) as process:
         yield process
 
 

@@ -293,8 +293,10 @@ def svg(
 class Server:
     """A game server running on background threads (the protocol: docs/protocol.md).
 
-    Opens the database, binds the address (port 0 picks a free one) and serves until
-    ``stop()``. A context manager. It installs no signal handler."""
+    Opens the database (an SQLite file, or PostgreSQL: ``"postgresql://USER@HOST:PORT/DBNAME"``
+    or ``"host=... dbname=..."``, which several servers may share), binds the address (port 0
+    picks a free one) and serves until ``stop()``. A context manager. It installs no signal
+    handler."""
 
     def __new__(
         cls,
@@ -309,6 +311,9 @@ class Server:
     @property
     def ws_url(self) -> str:
         """``ws://HOST:PORT/ws``"""
+    @property
+    def database(self) -> str:
+        """The database it serves from, any password hidden."""
     @property
     def port(self) -> int: ...
     def wait(self, timeout: Optional[float] = None) -> bool:

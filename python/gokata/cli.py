@@ -120,7 +120,12 @@ def _add_serve(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=_port, default=8080, help="port (default 8080; 0 picks a free one)")
-    serve.add_argument("--db", default="gokata.sqlite3", help="SQLite database file (default gokata.sqlite3)")
+    serve.add_argument(
+        "--db",
+        default="gokata.sqlite3",
+        help="SQLite database file (default gokata.sqlite3), or a PostgreSQL database "
+        "(postgresql://USER@HOST:PORT/DBNAME, or 'host=... dbname=...') that several servers may share",
+    )
     serve.add_argument(
         "--move-time", type=_seconds, default=300.0, help="seconds a player has for each move (default 300)"
     )
@@ -137,7 +142,7 @@ def _serve(args: argparse.Namespace) -> int:
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         print(
-            f"gokata serve: listening on {server.url} (WebSocket {server.ws_url}, database {args.db}, "
+            f"gokata serve: listening on {server.url} (WebSocket {server.ws_url}, database {server.database}, "
             f"{args.move_time:g} s a move); Ctrl-C stops it",
             flush=True,
         )

@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyType;
 
 use super::arguments::whole_number;
-use crate::server::{Config, RunningServer, ServerError};
+use crate::server::{shown_address, Config, RunningServer, ServerError};
 
 /// The longest move time a server takes: a week.
 const MAX_MOVE_TIME: f64 = 7.0 * 24.0 * 3600.0;
@@ -16,13 +16,15 @@ const MAX_MOVE_TIME: f64 = 7.0 * 24.0 * 3600.0;
 /// A game server running on background threads (the protocol: docs/protocol.md).
 ///
 /// `Server(host="127.0.0.1", port=8080, db="gokata.sqlite3", move_time=300.0)` opens the
-/// database, binds the address (port 0 picks a free one) and serves until `stop()`; it is a
+/// database (an SQLite file, or PostgreSQL: `"postgresql://USER@HOST:PORT/DBNAME"` or libpq's
+/// `"host=... dbname=..."`, where several servers may share one database), binds the address (port 0 picks a free one) and serves until `stop()`; it is a
 /// context manager. The server installs no signal handler: the caller stops it (the `gokata
 /// serve` command does on Ctrl-C and SIGTERM).
 #[pyclass(module = "gokata", frozen)]
 pub struct Server {
     running: RunningServer,
     host: String,
+    database: String,
 }
 
 #[pymethods]
@@ -51,14 +53,22 @@ impl Server {
             None => 300.0,
             Some(value) => seconds(value, 0.001)?,
         };
+        let database = db.into_os_string().into_string().map_err(|path| {
+            PyValueError::new_err(format!("the database path {path:?} is not valid UTF-8"))
+        })?;
+        let shown = shown_address(&database);
         let config = Config {
             host: host.clone(),
             port,
-            database: db,
+            database,
             move_time: Duration::from_secs_f64(move_time),
         };
         let running = py.detach(|| RunningServer::start(config)).map_err(to_py_err)?;
-        Ok(Server { running, host })
+        Ok(Server {
+            running,
+            host,
+            database: shown,
+        })
     }
 
     /// The address it listens on, `http://HOST:PORT/`.
@@ -79,6 +89,12 @@ impl Server {
             self.host_for_url(),
             self.running.address().port()
         )
+    }
+
+    /// The database it serves from, any password hidden.
+    #[getter]
+    fn database(&self) -> String {
+        self.database.clone()
     }
 
     #[getter]

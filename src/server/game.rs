@@ -275,6 +275,11 @@ impl ServerGame {
         })
     }
 
+    /// Takes the result that the store has (decided by another process).
+    pub fn set_result(&mut self, result: GameResult) {
+        self.result = Some(result);
+    }
+
     /// Ends the game: `loser` resigned or ran out of time. Nothing if it is already over.
     pub fn end(&mut self, loser: Color, reason: EndReason) -> Option<GameResult> {
         if self.is_over() {

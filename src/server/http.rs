@@ -10,7 +10,7 @@ use axum::routing::get;
 use axum::Router;
 use tokio::sync::{mpsc, oneshot};
 
-use super::hub::{Event, Query};
+use super::hub::{Answer, Event, Query};
 use super::socket;
 
 #[derive(Clone)]
@@ -92,8 +92,12 @@ async fn ask(state: &AppState, query: Query, missing: String) -> Response {
         );
     }
     match answer.await {
-        Ok(Some(body)) => json(StatusCode::OK, body),
-        Ok(None) => json(StatusCode::NOT_FOUND, error_body(&missing)),
+        Ok(Answer::Found(body)) => json(StatusCode::OK, body),
+        Ok(Answer::Missing) => json(StatusCode::NOT_FOUND, error_body(&missing)),
+        Ok(Answer::Unavailable) => json(
+            StatusCode::SERVICE_UNAVAILABLE,
+            error_body("the server cannot reach its database; try again later"),
+        ),
         Err(_) => json(
             StatusCode::SERVICE_UNAVAILABLE,
             error_body("the server is stopping"),

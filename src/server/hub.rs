@@ -1,13 +1,19 @@
-//! The hub: the one place where the server's state lives and changes. Connections send it
-//! events; it handles a batch of them, commits every change of the batch in one transaction,
-//! and only then delivers what the batch says (so nothing is announced before it is stored),
-//! and ends games whose move clock has run out.
+//! The hub: the one place in a process where the server's state lives and changes. Connections
+//! send it events; it handles a batch of them, commits every change of the batch in one
+//! transaction, and only then delivers what the batch says (so nothing is announced before it is
+//! stored), and ends games whose move clock has run out.
 //!
-//! It runs on a thread of its own (the store is synchronous and single-writer); its clock is
-//! tokio's, so tests can run it on paused time.
+//! It keeps every live game in memory. On a shared database (PostgreSQL) other processes change
+//! them too: their writes are rejected by the store when they raced ours and won, and their
+//! notifications make the hub read what changed (see [`Hub::catch_up`]); each process tells only
+//! its own connections. A lost database connection is waited out: the hub reconnects and reads
+//! every game again before it goes on.
+//!
+//! It runs on a thread of its own (the store is single-writer); its clock is tokio's, so tests
+//! can run it on paused time.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,15 +23,19 @@ use tokio::time::Instant;
 
 use super::auth;
 use super::game::{EndReason, GameResult, Refusal, ServerGame, Turn};
-use super::lobby::{Lobby, Seek};
+use super::lobby::Seek;
 use super::protocol::{ClientFrame, ErrorCode, GameState, Refused, SeekColor, ServerMessage};
-use super::store::{PlayerRecord, Records, Store, StoreError, StoredGame, Write};
+use super::store::{GameNow, Outcome, PlayerRecord, Records, Remote, Standing, Store, StoreError, Write};
 use crate::engine::Color;
 
 pub type ConnId = u64;
 
 /// Events handled in one batch at most, so one commit never waits on an endless stream.
 const MAX_BATCH: usize = 512;
+/// How often a process on a shared database says it is alive.
+const HEARTBEAT: Duration = Duration::from_secs(1);
+/// The longest wait between two attempts to reach a lost database.
+const MAX_RECONNECT_WAIT: Duration = Duration::from_secs(2);
 
 /// What the hub sends a connection.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,14 +45,22 @@ pub enum Outgoing {
     Close(u16, &'static str),
 }
 
-/// A question from the HTTP API, answered with a body (JSON, or SGF for `GameSgf`), or `None`
-/// for not found.
+/// A question from the HTTP API.
 #[derive(Debug)]
 pub enum Query {
     Player(String),
     Game(String),
     /// The game as an SGF record.
     GameSgf(String),
+}
+
+/// The answer to a [`Query`]: a body (JSON, or SGF for `GameSgf`).
+#[derive(Debug, PartialEq)]
+pub enum Answer {
+    Found(String),
+    Missing,
+    /// The database could not be read.
+    Unavailable,
 }
 
 #[derive(Debug)]
@@ -60,8 +78,10 @@ pub enum Event {
     },
     Query {
         query: Query,
-        reply: oneshot::Sender<Option<String>>,
+        reply: oneshot::Sender<Answer>,
     },
+    /// Another process changed these games.
+    Remote(Remote),
     /// Finish the batch, say goodbye to every connection, and stop.
     Shutdown,
 }
@@ -81,16 +101,24 @@ struct LiveGame {
     game: ServerGame,
     /// When the player to move runs out of time; `None` while the last turn awaits its commit.
     deadline: Option<Instant>,
-    /// Whether `clocks` holds an entry for this game: at most one, at or before `deadline`.
-    clock_queued: bool,
+    /// The earliest entry `clocks` holds for this game, if any: at or before `deadline`.
+    queued: Option<Instant>,
+    /// Turns announced to this process's connections (all of them committed).
+    announced: usize,
+    /// What this process holds of the game may differ from the store (a write of it was
+    /// rejected, or its fate is unknown): the next catch-up reads it whole.
+    dirty: bool,
 }
 
 impl LiveGame {
     fn new(game: ServerGame) -> LiveGame {
+        let announced = game.moves().len();
         LiveGame {
             game,
             deadline: None,
-            clock_queued: false,
+            queued: None,
+            announced,
+            dirty: false,
         }
     }
 }
@@ -99,7 +127,7 @@ impl LiveGame {
 enum Delivery {
     ToConnection(ConnId, Arc<str>),
     ToPlayer(String, Arc<str>),
-    /// `over` to both players, with the records the commit returned.
+    /// `over` to both players, with the records its write's commit returned.
     Over {
         game: String,
         result: GameResult,
@@ -109,88 +137,139 @@ enum Delivery {
         conn: ConnId,
         token: String,
     },
-    Reply(oneshot::Sender<Option<String>>, Option<String>),
+    Reply(oneshot::Sender<Answer>, Answer),
+}
+
+/// A delivery, and the write (by its index in the batch) it announces, if any: it is dropped if
+/// that write is rejected or the commit fails.
+struct Pending {
+    after: Option<usize>,
+    delivery: Delivery,
 }
 
 pub struct Hub {
-    store: Box<dyn Store>,
+    store: Store,
     move_time: Duration,
     connections: HashMap<ConnId, Connection>,
-    /// Players seen since the start, by key: their records and connections.
+    /// Players connected here, by key: their records and connections.
     players: HashMap<String, Player>,
+    /// Every game being played, wherever its players are connected.
     games: HashMap<String, LiveGame>,
-    lobby: Lobby,
-    /// One entry per game with a clock running. A game's deadline only moves later, so an
-    /// entry is at or before it: when it comes up early, it is queued again for the deadline.
+    /// Entries at or before their games' deadlines; one that comes up early is queued again
+    /// for its game's deadline.
     clocks: BinaryHeap<Reverse<(Instant, String)>>,
     // The batch under way.
     writes: Vec<Write>,
-    deliveries: Vec<Delivery>,
-    clocks_to_start: Vec<String>,
-    /// A store error met while handling the batch: the hub stops after it.
+    /// The connection whose request made each write, told if the write is rejected or lost.
+    origins: Vec<Option<ConnId>>,
+    deliveries: Vec<Pending>,
+    /// Games whose clock starts when the write of this index is committed.
+    clocks_to_start: Vec<(String, usize)>,
+    /// Players whose last connection here was closed for being too slow: their seeks are
+    /// withdrawn after the batch.
+    closed: Vec<String>,
+    /// What other processes changed, read after the batch.
+    remote: HashSet<String>,
+    remote_everything: bool,
+    /// A store error met while handling the batch: on a shared store the hub reconnects after
+    /// it; on SQLite it stops.
     failure: Option<StoreError>,
 }
 
 impl Hub {
-    /// A hub on `store`, with every unfinished game loaded and its clock started afresh.
-    pub fn new(mut store: Box<dyn Store>, move_time: Duration) -> Result<Hub, StoreError> {
-        let unfinished = store.unfinished_games()?;
+    /// A hub on `store`, with every unfinished game loaded and its clock running: afresh on
+    /// SQLite, where this process is the only server; as the database has it on PostgreSQL.
+    pub async fn new(mut store: Store, move_time: Duration) -> Result<Hub, StoreError> {
+        let ids = store.live_game_ids().await?;
+        let known: Vec<(String, usize)> = ids.into_iter().map(|id| (id, 0)).collect();
+        let live = store.games_now(&known).await?;
         let mut hub = Hub {
             store,
             move_time,
             connections: HashMap::new(),
             players: HashMap::new(),
             games: HashMap::new(),
-            lobby: Lobby::default(),
             clocks: BinaryHeap::new(),
             writes: Vec::new(),
+            origins: Vec::new(),
             deliveries: Vec::new(),
             clocks_to_start: Vec::new(),
+            closed: Vec::new(),
+            remote: HashSet::new(),
+            remote_everything: false,
             failure: None,
         };
-        for stored in unfinished {
-            let game = ServerGame::from_stored(&stored).map_err(StoreError::Corrupt)?;
-            hub.clocks_to_start.push(game.id.clone());
-            hub.games.insert(game.id.clone(), LiveGame::new(game));
+        for now in live {
+            let game = ServerGame::from_stored(&now.game).map_err(StoreError::Corrupt)?;
+            let remaining = remaining(&now, &game);
+            let id = game.id.clone();
+            hub.games.insert(id.clone(), LiveGame::new(game));
+            hub.arm_clock(&id, remaining);
         }
-        hub.start_clocks();
         Ok(hub)
     }
 
-    /// Handles events until `Shutdown` or until every sender is gone. A store error stops the
-    /// hub: what was not committed was never announced, and a restart carries on from the store.
+    /// Handles events until `Shutdown` or until every sender is gone. On SQLite a store error
+    /// stops the hub: what was not committed was never announced, and a restart carries on from
+    /// the store. On PostgreSQL the hub waits for the database and carries on itself.
     pub async fn run(mut self, mut events: mpsc::Receiver<Event>) -> Result<(), StoreError> {
         let result = self.run_batches(&mut events).await;
         self.say_goodbye(match result {
             Ok(()) => "the server is shutting down; reconnect later",
             Err(_) => "the server stopped on an error; reconnect later",
         });
+        if let Store::Postgres(store) = &mut self.store {
+            let _ = store.sign_off().await;
+        }
         result
     }
 
     async fn run_batches(&mut self, events: &mut mpsc::Receiver<Event>) -> Result<(), StoreError> {
+        let shared = self.store.is_shared();
+        let mut heartbeat = tokio::time::interval(HEARTBEAT);
+        heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             let next_clock = self.clocks.peek().map(|Reverse((deadline, _))| *deadline);
             let first = tokio::select! {
                 event = events.recv() => Some(event.unwrap_or(Event::Shutdown)),
                 () = sleep_until(next_clock) => None,
+                _ = heartbeat.tick(), if shared => {
+                    if let Err(error) = self.store.heartbeat().await {
+                        self.failure.get_or_insert(error);
+                    }
+                    None
+                }
             };
             let mut stop = false;
             self.expire_clocks();
             if let Some(event) = first {
-                stop = self.handle(event);
+                stop = self.handle(event).await;
                 let mut handled = 1;
                 while !stop && handled < MAX_BATCH {
                     match events.try_recv() {
-                        Ok(event) => stop = self.handle(event),
+                        Ok(event) => stop = self.handle(event).await,
                         Err(_) => break,
                     }
                     handled += 1;
                 }
             }
-            self.commit_and_deliver()?;
+            self.commit_and_deliver().await?;
+            for name in std::mem::take(&mut self.closed) {
+                if let Err(error) = self.store.withdraw_seek(&name).await {
+                    self.failure.get_or_insert(error);
+                }
+            }
+            if self.failure.is_none() && (self.remote_everything || !self.remote.is_empty()) {
+                let games = self.remote_games().await;
+                if let Err(error) = self.catch_up(games).await {
+                    self.failure.get_or_insert(error);
+                }
+            }
             if let Some(error) = self.failure.take() {
-                return Err(error);
+                if !shared {
+                    return Err(error);
+                }
+                self.recover(error).await;
             }
             if stop {
                 return Ok(());
@@ -199,26 +278,28 @@ impl Hub {
     }
 
     /// Handles one event; `true` to stop.
-    fn handle(&mut self, event: Event) -> bool {
+    async fn handle(&mut self, event: Event) -> bool {
         match event {
             Event::Connected { conn, outbox } => {
                 self.connections.insert(conn, Connection { outbox, player: None });
             }
             Event::Frame { conn, frame } => match frame {
-                Ok(frame) => self.handle_frame(conn, frame),
+                Ok(frame) => self.handle_frame(conn, frame).await,
                 Err(refused) => self.refuse(conn, refused),
             },
-            Event::Disconnected { conn } => self.disconnect(conn),
+            Event::Disconnected { conn } => self.disconnect(conn).await,
             Event::Query { query, reply } => {
-                let answer = self.answer(query);
-                self.deliveries.push(Delivery::Reply(reply, answer));
+                let answer = self.answer(query).await;
+                self.deliver_later(None, Delivery::Reply(reply, answer));
             }
+            Event::Remote(Remote::Games(games)) => self.remote.extend(games),
+            Event::Remote(Remote::Everything) => self.remote_everything = true,
             Event::Shutdown => return true,
         }
         false
     }
 
-    fn handle_frame(&mut self, conn: ConnId, frame: ClientFrame) {
+    async fn handle_frame(&mut self, conn: ConnId, frame: ClientFrame) {
         let Some(connection) = self.connections.get(&conn) else {
             return;
         };
@@ -228,7 +309,7 @@ impl Hub {
                 self.pong(conn, &t);
                 Ok(())
             }
-            (ClientFrame::Hello { name, token }, None) => self.hello(conn, &name, token),
+            (ClientFrame::Hello { name, token }, None) => self.hello(conn, &name, token).await,
             (ClientFrame::Hello { .. }, Some(player)) => Err(Refused::bad_request(format!(
                 "already signed in as {}",
                 self.players[&player].record.name
@@ -236,46 +317,48 @@ impl Hub {
             (_, None) => Err(Refused::bad_request(
                 "say hello first: {\"type\":\"hello\",\"name\":...}",
             )),
-            (ClientFrame::Seek { size, color }, Some(player)) => {
-                self.seek(&player, size, color);
-                Ok(())
-            }
+            (ClientFrame::Seek { size, color }, Some(player)) => self.seek(&player, size, color).await,
             (ClientFrame::Cancel, Some(player)) => {
                 let name = self.players[&player].record.name.clone();
-                self.lobby.cancel(&name);
-                self.tell_player(&player, &ServerMessage::Cancelled);
-                Ok(())
+                match self.store.cancel_seek(&name).await {
+                    Ok(()) => {
+                        self.tell_player(&player, &ServerMessage::Cancelled);
+                        Ok(())
+                    }
+                    Err(error) => Err(self.lost(error)),
+                }
             }
             (ClientFrame::Move { game, ply, point }, Some(player)) => {
-                self.turn(conn, &player, &game, ply, Some(&point))
+                self.turn(conn, &player, &game, ply, Some(&point)).await
             }
-            (ClientFrame::Pass { game, ply }, Some(player)) => self.turn(conn, &player, &game, ply, None),
-            (ClientFrame::Resign { game }, Some(player)) => self.resign(conn, &player, &game),
-            (ClientFrame::Sync { game }, Some(_)) => match self.game_state(&game) {
-                Some(state) => {
-                    self.reply_to(conn, state);
-                    Ok(())
-                }
-                None => Err(unknown_game(&game)),
-            },
+            (ClientFrame::Pass { game, ply }, Some(player)) => {
+                self.turn(conn, &player, &game, ply, None).await
+            }
+            (ClientFrame::Resign { game }, Some(player)) => self.resign(conn, &player, &game).await,
+            (ClientFrame::Sync { game }, Some(_)) => self.send_state(conn, &game).await,
         };
         if let Err(refused) = result {
             self.refuse(conn, refused);
         }
     }
 
-    fn hello(&mut self, conn: ConnId, name: &str, token: Option<String>) -> Result<(), Refused> {
+    async fn hello(&mut self, conn: ConnId, name: &str, token: Option<String>) -> Result<(), Refused> {
         auth::check_name(name).map_err(Refused::bad_request)?;
         let key = auth::name_key(name);
         let known = match self.players.get(&key) {
             Some(player) => Some(player.record.clone()),
-            None => self.store_call(|store| store.player(name))?,
+            None => self.store.player(name).await.map_err(|error| self.lost(error))?,
         };
         let token = match (known, token) {
             (None, None) => {
                 let token = auth::new_token();
                 let hash = auth::token_hash(&token);
-                if !self.store_call(|store| store.add_player(name, &hash))? {
+                let added = self
+                    .store
+                    .add_player(name, &hash)
+                    .await
+                    .map_err(|error| self.lost(error))?;
+                if !added {
                     return Err(name_taken(name));
                 }
                 let record = PlayerRecord {
@@ -322,14 +405,29 @@ impl Hub {
         if let Some(connection) = self.connections.get_mut(&conn) {
             connection.player = Some(key);
         }
-        self.deliveries.push(Delivery::Welcome { conn, token });
+        self.deliver_later(None, Delivery::Welcome { conn, token });
         Ok(())
     }
 
-    fn seek(&mut self, player: &str, size: usize, color: SeekColor) {
+    async fn seek(&mut self, player: &str, size: usize, color: SeekColor) -> Result<(), Refused> {
         let name = self.players[player].record.name.clone();
         let seek = Seek { name, size, color };
-        let Some(pairing) = self.lobby.seek(seek, auth::coin) else {
+        let move_time_ms = self.move_time_ms();
+        let paired = self
+            .store
+            .pair(seek, |pairing| {
+                ServerGame::new(
+                    auth::new_game_id(),
+                    pairing.size,
+                    pairing.black,
+                    pairing.white,
+                    move_time_ms,
+                )
+                .stored()
+            })
+            .await
+            .map_err(|error| self.lost(error))?;
+        let Some(paired) = paired else {
             self.tell_player(
                 player,
                 &ServerMessage::Seeking {
@@ -337,27 +435,29 @@ impl Hub {
                     color: color.name(),
                 },
             );
-            return;
+            return Ok(());
         };
-        let game = ServerGame::new(
-            auth::new_game_id(),
-            pairing.size,
-            pairing.black,
-            pairing.white,
-            self.move_time_ms(),
-        );
-        self.writes.push(Write::NewGame(game.stored()));
+        let game = ServerGame::from_stored(&paired.game).expect("a new game of a server size");
         let start = ServerMessage::Start {
             game: GameState::of(&game, game.move_time_ms),
         }
         .to_json();
-        self.tell_both(player_keys(&game), start);
-        self.clocks_to_start.push(game.id.clone());
-        self.games.insert(game.id.clone(), LiveGame::new(game));
+        let id = game.id.clone();
+        let players = player_keys(&game);
+        self.games.insert(id.clone(), LiveGame::new(game));
+        if paired.stored {
+            self.tell_both(players, start, None);
+            self.arm_clock(&id, Duration::from_millis(move_time_ms));
+        } else {
+            let write = self.write(Write::NewGame(paired.game), None);
+            self.tell_both(players, start, Some(write));
+            self.clocks_to_start.push((id, write));
+        }
+        Ok(())
     }
 
     /// A move (`point`) or a pass (`None`) by `player` in `game_id` as turn `ply`.
-    fn turn(
+    async fn turn(
         &mut self,
         conn: ConnId,
         player: &str,
@@ -365,16 +465,16 @@ impl Hub {
         ply: usize,
         point: Option<&str>,
     ) -> Result<(), Refused> {
-        let color = self.player_color(player, game_id)?;
+        let color = self.player_color(player, game_id).await?;
         let Some(live) = self.games.get_mut(game_id).filter(|live| !live.game.is_over()) else {
-            return self.send_state(conn, game_id);
+            return self.send_state(conn, game_id).await;
         };
         match live.game.play(color, ply, point) {
             Ok(turn) => {
-                self.record_turn(game_id, turn);
+                self.record_turn(conn, game_id, turn);
                 Ok(())
             }
-            Err(Refusal::Stale) => self.send_state(conn, game_id),
+            Err(Refusal::Stale) => self.send_state(conn, game_id).await,
             Err(Refusal::NotYourTurn) => Err(Refused::new(
                 ErrorCode::NotYourTurn,
                 format!("it is {}'s turn, not {}'s", live.game.to_move(), color),
@@ -389,79 +489,85 @@ impl Hub {
         }
     }
 
-    fn record_turn(&mut self, game_id: &str, turn: Turn) {
+    fn record_turn(&mut self, conn: ConnId, game_id: &str, turn: Turn) {
+        let write = self.write(
+            Write::Turn {
+                game: game_id.to_string(),
+                ply: turn.ply,
+                point: turn.point.clone(),
+            },
+            Some(conn),
+        );
         let live = &self.games[game_id];
-        self.writes.push(Write::Turn {
-            game: game_id.to_string(),
-            ply: turn.ply,
-            point: turn.point.clone(),
-        });
-        let played = ServerMessage::Played {
-            game: game_id,
-            ply: turn.ply,
-            color: turn.color.name(),
-            point: turn.point.as_deref(),
-            captured: &turn.captured,
-            to_move: live.game.to_move().name(),
-            remaining_ms: live.game.move_time_ms,
-        }
-        .to_json();
+        let played = played_message(&live.game, &turn);
         let players = player_keys(&live.game);
-        self.tell_both(players, played);
+        self.tell_both(players, played, Some(write));
         match turn.result {
-            Some(result) => self.finish(game_id, result),
-            None => self.clocks_to_start.push(game_id.to_string()),
+            Some(result) => self.finish(game_id, result, Some(conn)),
+            None => self.clocks_to_start.push((game_id.to_string(), write)),
         }
         if let Some(live) = self.games.get_mut(game_id) {
             live.deadline = None;
         }
     }
 
-    fn resign(&mut self, conn: ConnId, player: &str, game_id: &str) -> Result<(), Refused> {
-        let color = self.player_color(player, game_id)?;
+    async fn resign(&mut self, conn: ConnId, player: &str, game_id: &str) -> Result<(), Refused> {
+        let color = self.player_color(player, game_id).await?;
         match self
             .games
             .get_mut(game_id)
             .and_then(|live| live.game.end(color, EndReason::Resign))
         {
             Some(result) => {
-                self.finish(game_id, result);
+                self.finish(game_id, result, Some(conn));
                 Ok(())
             }
-            None => self.send_state(conn, game_id),
+            None => self.send_state(conn, game_id).await,
         }
     }
 
     /// Stores the result and announces `over` once the records are committed.
-    fn finish(&mut self, game_id: &str, result: GameResult) {
-        self.writes.push(Write::Finish {
-            game: game_id.to_string(),
-            result,
-        });
-        self.deliveries.push(Delivery::Over {
-            game: game_id.to_string(),
-            result,
-        });
+    fn finish(&mut self, game_id: &str, result: GameResult, origin: Option<ConnId>) {
+        let plies = self.games.get(game_id).map_or(0, |live| live.game.moves().len());
+        let write = self.write(
+            Write::Finish {
+                game: game_id.to_string(),
+                result,
+                plies,
+            },
+            origin,
+        );
+        self.deliver_later(
+            Some(write),
+            Delivery::Over {
+                game: game_id.to_string(),
+                result,
+            },
+        );
     }
 
     /// Ends by timeout every game whose player to move has run out of time.
     fn expire_clocks(&mut self) {
         let now = Instant::now();
-        while let Some(Reverse((deadline, _))) = self.clocks.peek() {
-            if *deadline > now {
+        while let Some(Reverse((at, _))) = self.clocks.peek() {
+            if *at > now {
                 break;
             }
-            let Reverse((_, game_id)) = self.clocks.pop().expect("peeked");
+            let Reverse((at, game_id)) = self.clocks.pop().expect("peeked");
             let Some(live) = self.games.get_mut(&game_id) else {
                 continue;
             };
-            live.clock_queued = false;
+            if live.queued == Some(at) {
+                live.queued = None;
+            }
             match live.deadline {
                 // The last turn awaits its commit, which starts the clock again.
                 None => continue,
                 Some(deadline) if deadline > now => {
-                    live.clock_queued = true;
-                    self.clocks.push(Reverse((deadline, game_id)));
+                    if live.queued.is_none() {
+                        live.queued = Some(deadline);
+                        self.clocks.push(Reverse((deadline, game_id)));
+                    }
                     continue;
                 }
                 Some(_) => {}
@@ -469,64 +575,315 @@ impl Hub {
             live.deadline = None;
             let loser = live.game.to_move();
             if let Some(result) = live.game.end(loser, EndReason::Timeout) {
-                self.finish(&game_id, result);
+                self.finish(&game_id, result, None);
             }
         }
     }
 
-    /// Commits the batch's writes, then starts clocks and delivers, in the order handled.
-    fn commit_and_deliver(&mut self) -> Result<(), StoreError> {
+    /// Commits the batch's writes, then starts clocks and delivers, in the order handled. A
+    /// rejected write's game is read again from the store; a failed commit (a shared store
+    /// only) is recovered from before the requests it held are answered.
+    async fn commit_and_deliver(&mut self) -> Result<(), StoreError> {
         let writes = std::mem::take(&mut self.writes);
-        let records = if writes.is_empty() {
+        let origins = std::mem::take(&mut self.origins);
+        let outcomes = if writes.is_empty() {
             Vec::new()
         } else {
-            self.store.commit(&writes)?
-        };
-        let mut records = records.into_iter();
-        self.start_clocks();
-        for delivery in std::mem::take(&mut self.deliveries) {
-            match delivery {
-                Delivery::ToConnection(conn, text) => self.send(conn, Outgoing::Text(text)),
-                Delivery::ToPlayer(player, text) => self.send_to_player(&player, &text),
-                Delivery::Over { game, result } => {
-                    let records = records.next().expect("one record pair per finished game");
-                    self.deliver_over(&game, result, &records);
+            match self.store.commit(&writes).await {
+                Ok(outcomes) => outcomes,
+                Err(error) if self.store.is_shared() => {
+                    self.lost_batch(&writes, &origins, error).await;
+                    return Ok(());
                 }
-                Delivery::Welcome { conn, token } => self.deliver_welcome(conn, &token),
-                Delivery::Reply(reply, answer) => {
-                    let _ = reply.send(answer);
+                Err(error) => return Err(error),
+            }
+        };
+        let mut rejected = Vec::new();
+        for (index, (write, outcome)) in writes.iter().zip(&outcomes).enumerate() {
+            match (write, outcome) {
+                (_, Outcome::Rejected) => {
+                    if let Some(live) = self.games.get_mut(write.game()) {
+                        live.dirty = true;
+                    }
+                    rejected.push((write.game().to_string(), origins[index]));
+                }
+                (Write::Turn { game, ply, .. }, _) => {
+                    if let Some(live) = self.games.get_mut(game) {
+                        live.announced = live.announced.max(ply + 1);
+                    }
+                }
+                _ => {}
+            }
+        }
+        for (game_id, write) in std::mem::take(&mut self.clocks_to_start) {
+            if outcomes[write] != Outcome::Rejected {
+                let move_time = self.games.get(&game_id).map(|live| live.game.move_time_ms);
+                if let Some(move_time) = move_time {
+                    self.arm_clock(&game_id, Duration::from_millis(move_time));
                 }
             }
+        }
+        for pending in std::mem::take(&mut self.deliveries) {
+            let records = match pending.after.map(|write| &outcomes[write]) {
+                Some(Outcome::Rejected) => continue,
+                Some(Outcome::Finished(records)) => Some(records),
+                _ => None,
+            };
+            self.deliver(pending.delivery, records);
+        }
+        if !rejected.is_empty() {
+            let games = rejected.iter().map(|(game, _)| game.clone()).collect();
+            if let Err(error) = self.catch_up(games).await {
+                self.failure.get_or_insert(error);
+                return Ok(());
+            }
+            // As for a stale turn: the sender gets the game as it is.
+            for (game, origin) in rejected {
+                if let Some(conn) = origin {
+                    let _ = self.send_state(conn, &game).await;
+                }
+            }
+            self.flush_deliveries();
         }
         Ok(())
     }
 
-    fn start_clocks(&mut self) {
-        let now = Instant::now();
-        for game_id in std::mem::take(&mut self.clocks_to_start) {
-            if let Some(live) = self.games.get_mut(&game_id).filter(|live| !live.game.is_over()) {
-                live.deadline = Some(now + Duration::from_millis(live.game.move_time_ms));
-                if !live.clock_queued {
-                    live.clock_queued = true;
-                    let deadline = live.deadline.expect("set above");
-                    self.clocks.push(Reverse((deadline, game_id)));
+    /// The commit failed on a shared store: whether it was stored is unknown. What does not
+    /// depend on it is delivered; once the database is back, the games are read again (which
+    /// announces whatever was stored after all), and each request that did not get through is
+    /// refused, to be sent again.
+    async fn lost_batch(&mut self, writes: &[Write], origins: &[Option<ConnId>], error: StoreError) {
+        for write in writes {
+            if let Some(live) = self.games.get_mut(write.game()) {
+                live.dirty = true;
+            }
+        }
+        self.clocks_to_start.clear();
+        for pending in std::mem::take(&mut self.deliveries) {
+            if pending.after.is_none() {
+                self.deliver(pending.delivery, None);
+            }
+        }
+        self.recover(error).await;
+        for (write, origin) in writes.iter().zip(origins) {
+            let Some(conn) = *origin else {
+                continue;
+            };
+            let live = self.games.get(write.game());
+            let stored = match write {
+                Write::Turn { ply, .. } => live.is_none_or(|live| live.game.moves().len() > *ply),
+                Write::Finish { .. } | Write::NewGame(_) => live.is_none(),
+            };
+            if !stored {
+                let refused = Refused::new(
+                    ErrorCode::Unavailable,
+                    "the server lost its database while storing this; it was not done: send it again",
+                )
+                .in_game(write.game());
+                self.refuse(conn, refused);
+            }
+        }
+        self.flush_deliveries();
+    }
+
+    /// Waits for the database to come back, then reads every game again.
+    async fn recover(&mut self, error: StoreError) {
+        eprintln!("gokata serve: lost the database ({error}); reconnecting");
+        let mut wait = Duration::from_millis(50);
+        loop {
+            tokio::time::sleep(wait).await;
+            wait = (wait * 2).min(MAX_RECONNECT_WAIT);
+            if self.store.reconnect().await.is_err() {
+                continue;
+            }
+            self.remote_everything = true;
+            let games = self.remote_games().await;
+            if self.remote_everything {
+                continue;
+            }
+            if self.catch_up(games).await.is_ok() {
+                break;
+            }
+        }
+        self.failure = None;
+        eprintln!("gokata serve: the database is back");
+    }
+
+    /// The games other processes changed, taking them from the batch's list. `Everything`
+    /// stays asked for if the live games cannot be listed.
+    async fn remote_games(&mut self) -> Vec<String> {
+        let mut games: HashSet<String> = std::mem::take(&mut self.remote);
+        if self.remote_everything {
+            match self.store.live_game_ids().await {
+                Ok(live) => {
+                    self.remote_everything = false;
+                    games.extend(live);
+                    games.extend(self.games.keys().cloned());
                 }
+                Err(error) => {
+                    self.failure.get_or_insert(error);
+                }
+            }
+        }
+        games.into_iter().collect()
+    }
+
+    /// Brings these games up to the store: turns and results another process stored are
+    /// announced to this process's players, in order and once, and a game new to this
+    /// process is started for its players here.
+    async fn catch_up(&mut self, games: Vec<String>) -> Result<(), StoreError> {
+        let known: Vec<(String, usize)> = games
+            .into_iter()
+            .map(|id| {
+                let from = match self.games.get(&id) {
+                    Some(live) if !live.dirty => live.game.moves().len(),
+                    _ => 0,
+                };
+                (id, from)
+            })
+            .collect();
+        if known.is_empty() {
+            return Ok(());
+        }
+        for now in self.store.games_now(&known).await? {
+            self.apply(now).await?;
+        }
+        Ok(())
+    }
+
+    async fn apply(&mut self, now: GameNow) -> Result<(), StoreError> {
+        let corrupt = |problem: String| StoreError::Corrupt(problem);
+        let id = now.game.id.clone();
+        let Some(live) = self.games.remove(&id) else {
+            if now.game.result.is_none() {
+                self.begin_remote_game(&now)?;
+            }
+            return Ok(());
+        };
+        let queued = live.queued;
+        let (mut game, first_ply, new_turns) = if live.dirty {
+            // Replayed from the start; what this process announced already is not again.
+            let announced = live.announced.min(now.game.moves.len());
+            let mut known = now.game.clone();
+            known.moves.truncate(announced);
+            known.result = None;
+            let game = ServerGame::from_stored(&known).map_err(corrupt)?;
+            (game, announced, &now.game.moves[announced..])
+        } else {
+            (live.game, now.first_ply, &now.game.moves[..])
+        };
+        for (offset, point) in new_turns.iter().enumerate() {
+            let ply = first_ply + offset;
+            let color = game.to_move();
+            let turn = game
+                .play(color, ply, point.as_deref())
+                .map_err(|refusal| corrupt(format!("game {id} turn {ply}: {refusal:?}")))?;
+            let text: Arc<str> = played_message(&game, &turn).into();
+            for player in player_keys(&game) {
+                self.send_to_player(&player, &text);
+            }
+        }
+        if let Some(result) = now.game.result {
+            game.set_result(result);
+            let records = Records {
+                black: self.standing(&game.black).await?,
+                white: self.standing(&game.white).await?,
+            };
+            self.announce_over(&game, result, &records);
+            return Ok(());
+        }
+        let remaining = remaining(&now, &game);
+        let mut rebuilt = LiveGame::new(game);
+        // Its entry in `clocks` stays: one entry per game, however often it changes.
+        rebuilt.queued = queued;
+        self.games.insert(id.clone(), rebuilt);
+        self.arm_clock(&id, remaining);
+        Ok(())
+    }
+
+    /// A game another process paired: `start` to its players here.
+    fn begin_remote_game(&mut self, now: &GameNow) -> Result<(), StoreError> {
+        let game = ServerGame::from_stored(&now.game).map_err(StoreError::Corrupt)?;
+        let remaining = remaining(now, &game);
+        let start: Arc<str> = ServerMessage::Start {
+            game: GameState::of(&game, remaining.as_millis() as u64),
+        }
+        .to_json()
+        .into();
+        for player in player_keys(&game) {
+            self.send_to_player(&player, &start);
+        }
+        let id = game.id.clone();
+        self.games.insert(id.clone(), LiveGame::new(game));
+        self.arm_clock(&id, remaining);
+        Ok(())
+    }
+
+    async fn standing(&mut self, name: &str) -> Result<Standing, StoreError> {
+        let record = self
+            .store
+            .player(name)
+            .await?
+            .ok_or_else(|| StoreError::Corrupt(format!("a game's player {name} is not registered")))?;
+        Ok(Standing {
+            name: record.name,
+            wins: record.wins,
+            losses: record.losses,
+        })
+    }
+
+    /// Starts the game's clock: the player to move has `remaining` from now.
+    fn arm_clock(&mut self, game_id: &str, remaining: Duration) {
+        let Some(live) = self.games.get_mut(game_id).filter(|live| !live.game.is_over()) else {
+            return;
+        };
+        let deadline = Instant::now() + remaining;
+        live.deadline = Some(deadline);
+        if live.queued.is_none_or(|queued| queued > deadline) {
+            live.queued = Some(deadline);
+            self.clocks.push(Reverse((deadline, game_id.to_string())));
+        }
+    }
+
+    fn deliver(&mut self, delivery: Delivery, records: Option<&Records>) {
+        match delivery {
+            Delivery::ToConnection(conn, text) => self.send(conn, Outgoing::Text(text)),
+            Delivery::ToPlayer(player, text) => self.send_to_player(&player, &text),
+            Delivery::Over { game, result } => {
+                // Always with the records of its write's commit.
+                let Some(records) = records else {
+                    return;
+                };
+                if let Some(live) = self.games.remove(&game) {
+                    self.announce_over(&live.game, result, records);
+                }
+            }
+            Delivery::Welcome { conn, token } => self.deliver_welcome(conn, &token),
+            Delivery::Reply(reply, answer) => {
+                let _ = reply.send(answer);
             }
         }
     }
 
-    fn deliver_over(&mut self, game_id: &str, result: GameResult, records: &Records) {
+    /// Delivers what was queued outside a batch's commit (replies while catching up).
+    fn flush_deliveries(&mut self) {
+        for pending in std::mem::take(&mut self.deliveries) {
+            self.deliver(pending.delivery, None);
+        }
+    }
+
+    /// `over` to both players, and their records as the store counted them. The game is no
+    /// longer live here.
+    fn announce_over(&mut self, game: &ServerGame, result: GameResult, records: &Records) {
+        self.games.remove(&game.id);
         for standing in [&records.black, &records.white] {
             if let Some(player) = self.players.get_mut(&auth::name_key(&standing.name)) {
                 player.record.wins = standing.wins;
                 player.record.losses = standing.losses;
             }
         }
-        let Some(live) = self.games.remove(game_id) else {
-            return;
-        };
-        let text: Arc<str> = ServerMessage::over(game_id, result, records).into();
-        for player in player_keys(&live.game) {
+        let text: Arc<str> = ServerMessage::over(&game.id, result, records).into();
+        for player in player_keys(game) {
             self.send_to_player(&player, &text);
         }
     }
@@ -563,60 +920,50 @@ impl Hub {
         GameState::of(&live.game, remaining)
     }
 
-    /// `view` of a game's STATE, live or stored.
-    fn with_state<T>(&mut self, game_id: &str, view: impl FnOnce(GameState<'_>) -> T) -> Option<T> {
-        if let Some(live) = self.games.get(game_id) {
-            return Some(view(self.state_of(live)));
-        }
-        let game = self.stored_game(game_id)?;
-        Some(view(GameState::of(&game, 0)))
-    }
-
-    /// The `state` frame of a game, live or stored.
-    fn game_state(&mut self, game_id: &str) -> Option<String> {
-        self.with_state(game_id, |game| ServerMessage::State { game }.to_json())
-    }
-
-    /// A finished game from the store. A store that cannot answer stops the hub after this
-    /// batch (like a failed commit): it is not taken for a game that does not exist.
-    fn stored_game(&mut self, game_id: &str) -> Option<ServerGame> {
-        let stored: StoredGame = self.read_store(|store| store.game(game_id))?;
-        match ServerGame::from_stored(&stored) {
-            Ok(game) => Some(game),
-            Err(problem) => {
-                self.failure.get_or_insert(StoreError::Corrupt(problem));
-                None
-            }
-        }
-    }
-
-    /// The answer of a store read, `None` when there is none or the read failed (then noted).
-    fn read_store<T>(
+    /// `view` of a game's STATE, live or stored; `Ok(None)` if there is no such game.
+    async fn with_state<T>(
         &mut self,
-        read: impl FnOnce(&mut dyn Store) -> Result<Option<T>, StoreError>,
-    ) -> Option<T> {
-        match read(self.store.as_mut()) {
-            Ok(answer) => answer,
-            Err(error) => {
-                self.failure.get_or_insert(error);
-                None
-            }
+        game_id: &str,
+        view: impl FnOnce(GameState<'_>) -> T,
+    ) -> Result<Option<T>, StoreError> {
+        if let Some(live) = self.games.get(game_id) {
+            return Ok(Some(view(self.state_of(live))));
         }
+        Ok(self
+            .stored_game(game_id)
+            .await?
+            .map(|game| view(GameState::of(&game, 0))))
     }
 
-    fn send_state(&mut self, conn: ConnId, game_id: &str) -> Result<(), Refused> {
-        let state = self.game_state(game_id).ok_or_else(|| unknown_game(game_id))?;
+    /// A finished game (or one another process started) from the store.
+    async fn stored_game(&mut self, game_id: &str) -> Result<Option<ServerGame>, StoreError> {
+        let Some(stored) = self.store.game(game_id).await? else {
+            return Ok(None);
+        };
+        ServerGame::from_stored(&stored)
+            .map(Some)
+            .map_err(StoreError::Corrupt)
+    }
+
+    async fn send_state(&mut self, conn: ConnId, game_id: &str) -> Result<(), Refused> {
+        let state = self
+            .with_state(game_id, |game| ServerMessage::State { game }.to_json())
+            .await
+            .map_err(|error| self.lost(error))?
+            .ok_or_else(|| unknown_game(game_id))?;
         self.reply_to(conn, state);
         Ok(())
     }
 
     /// The colour `player` plays in `game_id`, live or finished.
-    fn player_color(&mut self, player: &str, game_id: &str) -> Result<Color, Refused> {
+    async fn player_color(&mut self, player: &str, game_id: &str) -> Result<Color, Refused> {
         let name = self.players[player].record.name.clone();
         let color = match self.games.get(game_id) {
             Some(live) => live.game.color_of(&name),
             None => self
                 .stored_game(game_id)
+                .await
+                .map_err(|error| self.lost(error))?
                 .ok_or_else(|| unknown_game(game_id))?
                 .color_of(&name),
         };
@@ -629,27 +976,39 @@ impl Hub {
         })
     }
 
-    fn answer(&mut self, query: Query) -> Option<String> {
-        match query {
-            Query::Player(name) => {
-                let record = match self.players.get(&auth::name_key(&name)) {
-                    Some(player) => player.record.clone(),
-                    None => self.read_store(|store| store.player(&name))?,
-                };
-                Some(
+    async fn answer(&mut self, query: Query) -> Answer {
+        let answer = match query {
+            Query::Player(name) => match self.players.get(&auth::name_key(&name)) {
+                Some(player) => Ok(Some(player.record.clone())),
+                None => self.store.player(&name).await,
+            }
+            .map(|record| {
+                record.map(|record| {
                     serde_json::json!({"name": record.name, "wins": record.wins, "losses": record.losses})
-                        .to_string(),
-                )
-            }
-            Query::GameSgf(id) => {
-                if let Some(live) = self.games.get(&id) {
-                    return Some(live.game.sgf());
-                }
-                Some(self.stored_game(&id)?.sgf())
-            }
-            Query::Game(id) => self.with_state(&id, |game| {
-                serde_json::to_string(&game).expect("a state always serialises")
+                        .to_string()
+                })
             }),
+            Query::GameSgf(id) => match self.games.get(&id) {
+                Some(live) => Ok(Some(live.game.sgf())),
+                None => self
+                    .stored_game(&id)
+                    .await
+                    .map(|game| game.map(|game| game.sgf())),
+            },
+            Query::Game(id) => {
+                self.with_state(&id, |game| {
+                    serde_json::to_string(&game).expect("a state always serialises")
+                })
+                .await
+            }
+        };
+        match answer {
+            Ok(Some(body)) => Answer::Found(body),
+            Ok(None) => Answer::Missing,
+            Err(error) => {
+                self.failure.get_or_insert(error);
+                Answer::Unavailable
+            }
         }
     }
 
@@ -666,38 +1025,53 @@ impl Hub {
         self.reply_to(conn, text);
     }
 
-    fn disconnect(&mut self, conn: ConnId) {
-        let Some(connection) = self.connections.remove(&conn) else {
+    async fn disconnect(&mut self, conn: ConnId) {
+        let Some(name) = self.forget_connection(conn) else {
             return;
         };
-        let Some(key) = connection.player else {
-            return;
-        };
-        let Some(player) = self.players.get_mut(&key) else {
-            return;
-        };
-        player.connections.retain(|&c| c != conn);
-        if player.connections.is_empty() {
-            // Gone: the seek with it, and its cached record (the store has it).
-            let name = player.record.name.clone();
-            self.players.remove(&key);
-            self.lobby.cancel(&name);
+        if let Err(error) = self.store.withdraw_seek(&name).await {
+            self.failure.get_or_insert(error);
         }
     }
 
+    /// Drops the connection; the player's name if it was the player's last one here (its
+    /// cached record goes too: the store has it).
+    fn forget_connection(&mut self, conn: ConnId) -> Option<String> {
+        let key = self.connections.remove(&conn)?.player?;
+        let player = self.players.get_mut(&key)?;
+        player.connections.retain(|&c| c != conn);
+        if !player.connections.is_empty() {
+            return None;
+        }
+        self.players.remove(&key).map(|player| player.record.name)
+    }
+
+    /// Queues a write of this batch; its index.
+    fn write(&mut self, write: Write, origin: Option<ConnId>) -> usize {
+        self.writes.push(write);
+        self.origins.push(origin);
+        self.writes.len() - 1
+    }
+
+    fn deliver_later(&mut self, after: Option<usize>, delivery: Delivery) {
+        self.deliveries.push(Pending { after, delivery });
+    }
+
     fn reply_to(&mut self, conn: ConnId, text: String) {
-        self.deliveries.push(Delivery::ToConnection(conn, text.into()));
+        self.deliver_later(None, Delivery::ToConnection(conn, text.into()));
     }
 
     fn tell_player(&mut self, player: &str, message: &ServerMessage<'_>) {
-        self.deliveries
-            .push(Delivery::ToPlayer(player.to_string(), message.to_json().into()));
+        self.deliver_later(
+            None,
+            Delivery::ToPlayer(player.to_string(), message.to_json().into()),
+        );
     }
 
-    fn tell_both(&mut self, players: [String; 2], text: String) {
+    fn tell_both(&mut self, players: [String; 2], text: String, after: Option<usize>) {
         let text: Arc<str> = text.into();
         for player in players {
-            self.deliveries.push(Delivery::ToPlayer(player, text.clone()));
+            self.deliver_later(after, Delivery::ToPlayer(player, text.clone()));
         }
     }
 
@@ -724,7 +1098,9 @@ impl Hub {
         let _ = connection
             .outbox
             .try_send(Outgoing::Close(1008, "too slow: messages were not read"));
-        self.disconnect(conn);
+        if let Some(name) = self.forget_connection(conn) {
+            self.closed.push(name);
+        }
     }
 
     fn say_goodbye(&mut self, reason: &str) {
@@ -740,23 +1116,39 @@ impl Hub {
         self.connections.clear();
     }
 
-    /// A store call whose failure stops the hub after this batch.
-    fn store_call<T>(
-        &mut self,
-        call: impl FnOnce(&mut dyn Store) -> Result<T, StoreError>,
-    ) -> Result<T, Refused> {
-        call(self.store.as_mut()).map_err(|error| {
-            let refused = Refused::bad_request(format!(
-                "the server cannot reach its records ({error}); try again later"
-            ));
-            self.failure = Some(error);
-            refused
-        })
+    /// Notes a store error (the hub recovers or stops after this batch) and what the request
+    /// that met it is told.
+    fn lost(&mut self, error: StoreError) -> Refused {
+        let refused = Refused::new(
+            ErrorCode::Unavailable,
+            format!("the server cannot reach its records ({error}); try again later"),
+        );
+        self.failure.get_or_insert(error);
+        refused
     }
 
     fn move_time_ms(&self) -> u64 {
         self.move_time.as_millis().try_into().unwrap_or(u64::MAX)
     }
+}
+
+/// The time the store gives the player to move, or (where the process keeps the clock) the
+/// game's full move time.
+fn remaining(now: &GameNow, game: &ServerGame) -> Duration {
+    Duration::from_millis(now.remaining_ms.unwrap_or(game.move_time_ms))
+}
+
+fn played_message(game: &ServerGame, turn: &Turn) -> String {
+    ServerMessage::Played {
+        game: &game.id,
+        ply: turn.ply,
+        color: turn.color.name(),
+        point: turn.point.as_deref(),
+        captured: &turn.captured,
+        to_move: game.to_move().name(),
+        remaining_ms: game.move_time_ms,
+    }
+    .to_json()
 }
 
 /// The keys of a game's two players, black first.

@@ -30,32 +30,16 @@ impl Lobby {
     /// seek of another player, or waits. `coin` draws black for the new seek when both said any.
     pub fn seek(&mut self, seek: Seek, coin: impl FnOnce() -> bool) -> Option<Pairing> {
         self.cancel(&seek.name);
-        let Some(index) = self.seeks.iter().position(|waiting| {
-            waiting.size == seek.size
-                && match (waiting.color.wanted(), seek.color.wanted()) {
-                    (Some(a), Some(b)) => a != b,
-                    _ => true,
-                }
-        }) else {
+        let Some(index) = self
+            .seeks
+            .iter()
+            .position(|waiting| waiting.size == seek.size && compatible(waiting.color, seek.color))
+        else {
             self.seeks.push(seek);
             return None;
         };
         let waiting = self.seeks.remove(index);
-        let new_is_black = match (seek.color.wanted(), waiting.color.wanted()) {
-            (Some(color), _) => color == Color::Black,
-            (None, Some(color)) => color == Color::White,
-            (None, None) => coin(),
-        };
-        let (black, white) = if new_is_black {
-            (seek.name, waiting.name)
-        } else {
-            (waiting.name, seek.name)
-        };
-        Some(Pairing {
-            size: seek.size,
-            black,
-            white,
-        })
+        Some(pair(seek, waiting, coin))
     }
 
     /// Withdraws the player's seek; whether there was one.
@@ -67,6 +51,34 @@ impl Lobby {
 
     pub fn waiting(&self) -> &[Seek] {
         &self.seeks
+    }
+}
+
+/// Whether two seeks' colours fit: not both the same colour.
+pub fn compatible(a: SeekColor, b: SeekColor) -> bool {
+    match (a.wanted(), b.wanted()) {
+        (Some(a), Some(b)) => a != b,
+        _ => true,
+    }
+}
+
+/// The game of a new seek and the waiting one it fits: a colour asked for decides, and `coin`
+/// draws black for the new seek when both said any.
+pub fn pair(seek: Seek, waiting: Seek, coin: impl FnOnce() -> bool) -> Pairing {
+    let new_is_black = match (seek.color.wanted(), waiting.color.wanted()) {
+        (Some(color), _) => color == Color::Black,
+        (None, Some(color)) => color == Color::White,
+        (None, None) => coin(),
+    };
+    let (black, white) = if new_is_black {
+        (seek.name, waiting.name)
+    } else {
+        (waiting.name, seek.name)
+    };
+    Pairing {
+        size: seek.size,
+        black,
+        white,
     }
 }
 

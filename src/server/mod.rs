@@ -4,7 +4,8 @@
 //! - [`http`] and [`socket`]: HTTP routes and WebSocket connections (axum, tokio);
 //! - [`hub`]: the state and its changes, one batch and one commit at a time;
 //! - [`game`], [`lobby`], [`auth`]: a game's rules and result, pairing, names and tokens;
-//! - [`store`]: storage behind a narrow trait ([`store::Store`]), SQLite for now;
+//! - [`store`]: storage ([`store::Store`]): SQLite for one process, PostgreSQL for several
+//!   processes serving one site;
 //! - [`protocol`]: the wire format, documented in `docs/protocol.md`.
 //!
 //! No Python here: the binding only starts and stops a [`RunningServer`].
@@ -19,7 +20,6 @@ pub mod socket;
 pub mod store;
 
 use std::net::{SocketAddr, TcpListener};
-use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -28,7 +28,7 @@ use axum::serve::ListenerExt;
 use tokio::sync::{mpsc, oneshot};
 
 use hub::{Event, Hub};
-use store::{SqliteStore, StoreError};
+use store::{is_postgres_address, Listener, PostgresStore, SqliteStore, Store, StoreError};
 
 /// Events waiting for the hub before connections have to wait.
 const EVENT_QUEUE: usize = 8192;
@@ -40,7 +40,8 @@ pub struct Config {
     pub host: String,
     /// 0 picks a free port.
     pub port: u16,
-    pub database: PathBuf,
+    /// An SQLite file's path, or a PostgreSQL address (`postgresql://...` or `key=value ...`).
+    pub database: String,
     /// The time the player to move has for each turn.
     pub move_time: Duration,
 }
@@ -51,8 +52,8 @@ pub enum ServerError {
     Config(String),
     #[error("cannot listen on {address}: {source}")]
     Listen { address: String, source: std::io::Error },
-    #[error("cannot use the database {path}: {source}")]
-    Database { path: String, source: StoreError },
+    #[error("cannot use the database {database}: {source}")]
+    Database { database: String, source: StoreError },
     #[error("the server stopped: {0}")]
     Stopped(#[from] StoreError),
     #[error("the server could not start its runtime: {0}")]
@@ -77,35 +78,37 @@ impl RunningServer {
                 config.move_time
             )));
         }
-        let store = SqliteStore::open(&config.database).map_err(|source| ServerError::Database {
-            path: config.database.display().to_string(),
+        let database_error = |source| ServerError::Database {
+            database: shown_address(&config.database),
             source,
-        })?;
+        };
         let address = format!("{}:{}", config.host, config.port);
         let listen_error = |source| ServerError::Listen {
             address: address.clone(),
             source,
         };
-        let listener = TcpListener::bind(&address).map_err(listen_error)?;
-        listener.set_nonblocking(true).map_err(listen_error)?;
-        let local = listener.local_addr().map_err(listen_error)?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .thread_name("gokata-server")
             .build()
             .map_err(ServerError::Runtime)?;
+        let (store, changes) = runtime
+            .block_on(open_store(&config.database))
+            .map_err(database_error)?;
+        let listener_socket = TcpListener::bind(&address).map_err(listen_error)?;
+        listener_socket.set_nonblocking(true).map_err(listen_error)?;
+        let local = listener_socket.local_addr().map_err(listen_error)?;
         // The hub loads games now, so a corrupt database is an error of starting.
-        let hub = Hub::new(Box::new(store), config.move_time).map_err(|source| ServerError::Database {
-            path: config.database.display().to_string(),
-            source,
-        })?;
+        let hub = runtime
+            .block_on(Hub::new(store, config.move_time))
+            .map_err(database_error)?;
         let (stop, stopped) = oneshot::channel();
         let finished = Arc::new((Mutex::new(false), Condvar::new()));
         let done = finished.clone();
         let thread = std::thread::Builder::new()
             .name("gokata-server".into())
             .spawn(move || {
-                let result = runtime.block_on(serve(listener, hub, stopped));
+                let result = runtime.block_on(serve(listener_socket, hub, changes, stopped));
                 // Dropping the runtime ends whatever is left: connections have had their goodbye.
                 runtime.shutdown_timeout(Duration::from_millis(100));
                 let (lock, condvar) = &*done;
@@ -168,9 +171,62 @@ impl Drop for RunningServer {
     }
 }
 
-async fn serve(listener: TcpListener, hub: Hub, stop: oneshot::Receiver<()>) -> Result<(), ServerError> {
+/// The store `database` names, and for PostgreSQL the listener for other processes' changes.
+async fn open_store(database: &str) -> Result<(Store, Option<Listener>), StoreError> {
+    if is_postgres_address(database) {
+        let store = PostgresStore::open(database).await?;
+        let listener = store.listener();
+        Ok((Store::Postgres(Box::new(store)), Some(listener)))
+    } else {
+        Ok((Store::Sqlite(SqliteStore::open(database.as_ref())?), None))
+    }
+}
+
+/// The database as messages show it: a PostgreSQL address without its password.
+pub fn shown_address(database: &str) -> String {
+    match (database.find("://"), database.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let credentials = &database[scheme + 3..at];
+            match credentials.split_once(':') {
+                Some((user, _)) => format!("{}{user}:***{}", &database[..scheme + 3], &database[at..]),
+                None => database.to_string(),
+            }
+        }
+        _ if is_postgres_address(database) => database
+            .split_whitespace()
+            .map(|pair| {
+                if pair.starts_with("password=") {
+                    "password=***"
+                } else {
+                    pair
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" "),
+        _ => database.to_string(),
+    }
+}
+
+async fn serve(
+    listener: TcpListener,
+    hub: Hub,
+    changes: Option<Listener>,
+    stop: oneshot::Receiver<()>,
+) -> Result<(), ServerError> {
     let listener = tokio::net::TcpListener::from_std(listener).map_err(ServerError::Runtime)?;
     let (events, receiver) = mpsc::channel(EVENT_QUEUE);
+    if let Some(changes) = changes {
+        let (remote, mut received) = mpsc::channel(64);
+        tokio::spawn(changes.run(remote));
+        let events = events.clone();
+        tokio::spawn(async move {
+            while let Some(remote) = received.recv().await {
+                if events.send(Event::Remote(remote)).await.is_err() {
+                    break;
+                }
+            }
+        });
+    }
     let (hub_done, hub_stopped) = oneshot::channel();
     // The hub has a thread and a single-threaded runtime of its own: its store calls block
     // only it, and it is the one writer.

@@ -23,6 +23,8 @@ pub enum ErrorCode {
     IllegalMove,
     UnknownGame,
     RateLimited,
+    /// The server cannot reach its database for now; nothing was done: send it again.
+    Unavailable,
 }
 
 /// A refused request: the `error` frame.
@@ -70,6 +72,12 @@ impl SeekColor {
             SeekColor::White => "white",
             SeekColor::Any => "any",
         }
+    }
+
+    pub fn from_name(name: &str) -> Option<SeekColor> {
+        [SeekColor::Black, SeekColor::White, SeekColor::Any]
+            .into_iter()
+            .find(|color| color.name() == name)
     }
 
     /// The colour this seek insists on, if any.
@@ -122,14 +130,12 @@ impl ClientFrame {
             "seek" => ClientFrame::Seek {
                 size: fields.board_size()?,
                 color: match fields.optional_string("color")? {
-                    None | Some("any") => SeekColor::Any,
-                    Some("black") => SeekColor::Black,
-                    Some("white") => SeekColor::White,
-                    Some(other) => {
-                        return Err(Refused::bad_request(format!(
-                            "field 'color' must be black, white or any, not {other:?}"
-                        )))
-                    }
+                    None => SeekColor::Any,
+                    Some(name) => SeekColor::from_name(name).ok_or_else(|| {
+                        Refused::bad_request(format!(
+                            "field 'color' must be black, white or any, not {name:?}"
+                        ))
+                    })?,
                 },
             },
             "cancel" => ClientFrame::Cancel,

@@ -23,9 +23,9 @@ impl TestDb {
         TestDb(path)
     }
 
-    fn hub(&self) -> mpsc::Sender<Event> {
+    async fn hub(&self) -> mpsc::Sender<Event> {
         let store = SqliteStore::open(&self.0).unwrap();
-        let hub = Hub::new(Box::new(store), MOVE_TIME).unwrap();
+        let hub = Hub::new(Store::Sqlite(store), MOVE_TIME).await.unwrap();
         let (events, receiver) = mpsc::channel(64);
         tokio::spawn(async move { hub.run(receiver).await.unwrap() });
         events
@@ -127,7 +127,7 @@ async fn start_game(hub: &mpsc::Sender<Event>) -> (Client, Client, [String; 2], 
 #[tokio::test(start_paused = true)]
 async fn the_player_to_move_loses_when_the_move_time_runs_out() {
     let db = TestDb::new("timeout");
-    let hub = db.hub();
+    let hub = db.hub().await;
     let (mut alice, mut bob, _, game) = start_game(&hub).await;
     // Each turn gives the next player the full move time: 9 s a turn never runs out.
     for (ply, point) in ["5E", "4D", "3C"].into_iter().enumerate() {
@@ -165,7 +165,7 @@ async fn the_player_to_move_loses_when_the_move_time_runs_out() {
 #[tokio::test(start_paused = true)]
 async fn a_game_times_out_with_nobody_connected() {
     let db = TestDb::new("nobody");
-    let hub = db.hub();
+    let hub = db.hub().await;
     let (alice, bob, tokens, game) = start_game(&hub).await;
     alice.disconnect().await;
     bob.disconnect().await;
@@ -188,7 +188,7 @@ async fn a_game_times_out_with_nobody_connected() {
 #[tokio::test(start_paused = true)]
 async fn a_timeout_racing_the_last_pass_is_counted_once() {
     let db = TestDb::new("race");
-    let hub = db.hub();
+    let hub = db.hub().await;
     let (mut alice, mut bob, _, game) = start_game(&hub).await;
     alice.send(json!({"type": "pass", "game": game, "ply": 0})).await;
     alice.recv().await;
@@ -229,7 +229,7 @@ async fn a_timeout_racing_the_last_pass_is_counted_once() {
 async fn after_a_restart_the_player_to_move_has_the_full_move_time_again() {
     let db = TestDb::new("restart");
     let (tokens, game) = {
-        let hub = db.hub();
+        let hub = db.hub().await;
         let (mut alice, mut bob, tokens, game) = start_game(&hub).await;
         alice
             .send(json!({"type": "move", "game": game, "ply": 0, "point": "5E"}))
@@ -243,7 +243,7 @@ async fn after_a_restart_the_player_to_move_has_the_full_move_time_again() {
     };
     // Downtime costs nobody the game: white has the full 10 s from the restart.
     tokio::time::sleep(Duration::from_secs(60)).await;
-    let hub = db.hub();
+    let hub = db.hub().await;
     let restarted = Instant::now();
     let (mut bob, welcome) = Client::hello(&hub, 5, "bob", Some(&tokens[1])).await;
     let state = &welcome["games"][0];
@@ -261,7 +261,7 @@ async fn after_a_restart_the_player_to_move_has_the_full_move_time_again() {
 #[tokio::test(start_paused = true)]
 async fn only_the_players_act_in_a_game_and_errors_change_nothing() {
     let db = TestDb::new("errors");
-    let hub = db.hub();
+    let hub = db.hub().await;
     let (mut alice, mut bob, _, game) = start_game(&hub).await;
     let (mut carol, _) = Client::hello(&hub, 3, "carol", None).await;
     for frame in [
@@ -308,7 +308,7 @@ async fn only_the_players_act_in_a_game_and_errors_change_nothing() {
 #[tokio::test(start_paused = true)]
 async fn a_client_that_does_not_read_is_dropped_without_holding_up_others() {
     let db = TestDb::new("slow");
-    let hub = db.hub();
+    let hub = db.hub().await;
     let (alice, mut bob, _, game) = start_game(&hub).await;
     let (outbox, mut slow_inbox) = mpsc::channel(4);
     hub.send(Event::Connected { conn: 9, outbox }).await.unwrap();
@@ -340,21 +340,21 @@ async fn a_client_that_does_not_read_is_dropped_without_holding_up_others() {
 async fn a_game_keeps_one_clock_entry_however_many_turns_it_has() {
     let db = TestDb::new("heap");
     let store = SqliteStore::open(&db.0).unwrap();
-    let mut hub = Hub::new(Box::new(store), MOVE_TIME).unwrap();
+    let mut hub = Hub::new(Store::Sqlite(store), MOVE_TIME).await.unwrap();
     let mut inboxes = Vec::new();
     for (conn, name, color) in [(1, "alice", "black"), (2, "bob", "white")] {
         let (outbox, inbox) = mpsc::channel(1024);
         inboxes.push(inbox);
-        hub.handle(Event::Connected { conn, outbox });
+        hub.handle(Event::Connected { conn, outbox }).await;
         for frame in [
             json!({"type": "hello", "name": name}),
             json!({"type": "seek", "size": 19, "color": color}),
         ] {
             let frame = ClientFrame::parse(&frame.to_string());
-            hub.handle(Event::Frame { conn, frame });
+            hub.handle(Event::Frame { conn, frame }).await;
         }
     }
-    hub.commit_and_deliver().unwrap();
+    hub.commit_and_deliver().await.unwrap();
     let game = hub.games.keys().next().unwrap().clone();
     for ply in 0..60 {
         tokio::time::advance(Duration::from_secs(1)).await;
@@ -370,9 +370,10 @@ async fn a_game_keeps_one_clock_entry_however_many_turns_it_has() {
         hub.handle(Event::Frame {
             conn: 1 + (ply as u64 % 2),
             frame,
-        });
+        })
+        .await;
         hub.expire_clocks();
-        hub.commit_and_deliver().unwrap();
+        hub.commit_and_deliver().await.unwrap();
         assert!(
             hub.clocks.len() <= 1,
             "{} clock entries after turn {ply}",
@@ -387,42 +388,29 @@ async fn a_game_keeps_one_clock_entry_however_many_turns_it_has() {
     // The one entry still ends the game on time.
     tokio::time::advance(MOVE_TIME).await;
     hub.expire_clocks();
-    hub.commit_and_deliver().unwrap();
+    hub.commit_and_deliver().await.unwrap();
     assert!(hub.games.is_empty(), "the game ended by timeout and left the hub");
-}
-
-/// A store whose reads of games fail, as a broken disk would.
-struct FailingGameReads(SqliteStore);
-
-impl Store for FailingGameReads {
-    fn player(&mut self, name: &str) -> Result<Option<PlayerRecord>, StoreError> {
-        self.0.player(name)
-    }
-    fn add_player(&mut self, name: &str, token_hash: &[u8; 32]) -> Result<bool, StoreError> {
-        self.0.add_player(name, token_hash)
-    }
-    fn game(&mut self, _id: &str) -> Result<Option<StoredGame>, StoreError> {
-        Err(StoreError::Corrupt("the disk failed".into()))
-    }
-    fn unfinished_games(&mut self) -> Result<Vec<StoredGame>, StoreError> {
-        self.0.unfinished_games()
-    }
-    fn commit(&mut self, writes: &[Write]) -> Result<Vec<Records>, StoreError> {
-        self.0.commit(writes)
-    }
 }
 
 #[tokio::test(start_paused = true)]
 async fn a_failing_read_stops_the_hub_instead_of_passing_for_an_unknown_game() {
     let db = TestDb::new("failing-read");
-    let store = FailingGameReads(SqliteStore::open(&db.0).unwrap());
-    let hub = Hub::new(Box::new(store), MOVE_TIME).unwrap();
+    let store = SqliteStore::open(&db.0).unwrap();
+    let hub = Hub::new(Store::Sqlite(store), MOVE_TIME).await.unwrap();
+    // Reads of games now fail, as on a broken disk.
+    rusqlite::Connection::open(&db.0)
+        .unwrap()
+        .execute_batch("PRAGMA foreign_keys = OFF; DROP TABLE turns; DROP TABLE games;")
+        .unwrap();
     let (events, receiver) = mpsc::channel(64);
     let running = tokio::spawn(hub.run(receiver));
     let (mut alice, _) = Client::hello(&events, 1, "alice", None).await;
     alice.send(json!({"type": "sync", "game": "finished1234"})).await;
     let reply = alice.recv().await;
-    assert_eq!(reply["code"], "unknown_game", "the request is answered");
+    assert_eq!(
+        reply["code"], "unavailable",
+        "the request is answered, and not as if the game did not exist"
+    );
     let goodbye = tokio::time::timeout(Duration::from_secs(5), alice.recv()).await;
     assert_eq!(
         goodbye.expect("a goodbye")["type"],
@@ -430,5 +418,5 @@ async fn a_failing_read_stops_the_hub_instead_of_passing_for_an_unknown_game() {
         "then the server stops"
     );
     let stopped = running.await.unwrap();
-    assert!(matches!(stopped, Err(StoreError::Corrupt(_))), "{stopped:?}");
+    assert!(matches!(stopped, Err(StoreError::Database(_))), "{stopped:?}");
 }

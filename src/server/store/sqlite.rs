@@ -1,4 +1,5 @@
-//! The SQLite backend: one file in WAL mode, one connection, used by one thread.
+//! The SQLite backend: one file in WAL mode, one connection, used by one thread, and the seeks
+//! in memory (one process serves the file, and seeks do not survive a restart).
 
 use std::path::Path;
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -7,39 +8,14 @@ use std::time::Duration;
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
-use super::{PlayerRecord, Records, Standing, Store, StoreError, StoredGame, Write};
-use crate::engine::{Color, Score};
-use crate::server::game::{EndReason, GameResult};
-
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS players (
-    id INTEGER PRIMARY KEY,
-    name TEXT NOT NULL UNIQUE COLLATE NOCASE,
-    token_hash BLOB NOT NULL,
-    wins INTEGER NOT NULL DEFAULT 0,
-    losses INTEGER NOT NULL DEFAULT 0
-);
-CREATE TABLE IF NOT EXISTS games (
-    id TEXT PRIMARY KEY,
-    size INTEGER NOT NULL,
-    black TEXT NOT NULL REFERENCES players(name),
-    white TEXT NOT NULL REFERENCES players(name),
-    komi REAL NOT NULL,
-    move_time_ms INTEGER NOT NULL,
-    status TEXT NOT NULL CHECK (status IN ('playing', 'over')),
-    winner TEXT CHECK (winner IN ('black', 'white')),
-    reason TEXT CHECK (reason IN ('passes', 'timeout', 'resign')),
-    score_black INTEGER,
-    score_white INTEGER
-);
-CREATE INDEX IF NOT EXISTS games_playing ON games(status) WHERE status = 'playing';
-CREATE TABLE IF NOT EXISTS turns (
-    game TEXT NOT NULL REFERENCES games(id),
-    ply INTEGER NOT NULL,
-    point TEXT,
-    PRIMARY KEY (game, ply)
-) WITHOUT ROWID;
-";
+use super::migrations;
+use super::{
+    stored_result, GameNow, Outcome, PairedGame, PlayerRecord, Records, Standing, StoreError, StoredGame,
+    Write,
+};
+use crate::engine::Color;
+use crate::server::auth;
+use crate::server::lobby::{Lobby, Pairing, Seek};
 
 /// How often the log is copied into the database.
 const CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
@@ -47,6 +23,7 @@ const CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
 pub struct SqliteStore {
     connection: Connection,
     checkpointer: Option<Checkpointer>,
+    lobby: Lobby,
 }
 
 /// Copies the write-ahead log into the database on a thread and connection of its own, so that
@@ -90,18 +67,19 @@ impl Drop for SqliteStore {
 impl SqliteStore {
     pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
         let connection = Connection::open(path)?;
-        // WAL with synchronous=NORMAL: a commit survives the process being killed (the OS
-        // holds the written log); only a power loss can take the last commits.
+        // WAL with synchronous=FULL: each commit is on the disk before it returns, so an
+        // acknowledged turn survives a power cut as well as a killed process.
         connection.pragma_update(None, "journal_mode", "WAL")?;
-        connection.pragma_update(None, "synchronous", "NORMAL")?;
+        connection.pragma_update(None, "synchronous", "FULL")?;
         connection.pragma_update(None, "foreign_keys", "ON")?;
         connection.pragma_update(None, "wal_autocheckpoint", 0)?;
         connection.busy_timeout(Duration::from_secs(5))?;
-        connection.execute_batch(SCHEMA)?;
+        migrations::migrate_sqlite(&connection)?;
         let checkpointer = Some(Checkpointer::start(path)?);
         Ok(SqliteStore {
             connection,
             checkpointer,
+            lobby: Lobby::default(),
         })
     }
 
@@ -148,18 +126,7 @@ impl SqliteStore {
             return Ok(None);
         };
         let corrupt = |what: &str| StoreError::Corrupt(format!("game {id}: {what}"));
-        let result = match (winner, reason) {
-            (None, None) => None,
-            (Some(winner), Some(reason)) => Some(GameResult {
-                winner: winner.parse::<Color>().map_err(|_| corrupt("winner"))?,
-                reason: EndReason::from_name(&reason).ok_or_else(|| corrupt("reason"))?,
-                score: match (score_black, score_white) {
-                    (Some(black), Some(white)) => Some(Score { black, white, komi }),
-                    _ => None,
-                },
-            }),
-            _ => return Err(corrupt("a winner without a reason")),
-        };
+        let result = stored_result(&id, komi, winner, reason, score_black, score_white)?;
         let mut statement = self
             .connection
             .prepare_cached("SELECT ply, point FROM turns WHERE game = ?1 ORDER BY ply")?;
@@ -186,8 +153,8 @@ impl SqliteStore {
     }
 }
 
-impl Store for SqliteStore {
-    fn player(&mut self, name: &str) -> Result<Option<PlayerRecord>, StoreError> {
+impl SqliteStore {
+    pub fn player(&mut self, name: &str) -> Result<Option<PlayerRecord>, StoreError> {
         let row = self
             .connection
             .query_row(
@@ -217,7 +184,7 @@ impl Store for SqliteStore {
         .transpose()
     }
 
-    fn add_player(&mut self, name: &str, token_hash: &[u8; 32]) -> Result<bool, StoreError> {
+    pub fn add_player(&mut self, name: &str, token_hash: &[u8; 32]) -> Result<bool, StoreError> {
         let added = self.connection.execute(
             "INSERT INTO players (name, token_hash) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
             params![name, &token_hash[..]],
@@ -225,29 +192,61 @@ impl Store for SqliteStore {
         Ok(added == 1)
     }
 
-    fn game(&mut self, id: &str) -> Result<Option<StoredGame>, StoreError> {
+    pub fn game(&mut self, id: &str) -> Result<Option<StoredGame>, StoreError> {
         self.load_game(id)
     }
 
-    fn unfinished_games(&mut self) -> Result<Vec<StoredGame>, StoreError> {
-        let ids: Vec<String> = self
+    pub fn live_game_ids(&mut self) -> Result<Vec<String>, StoreError> {
+        Ok(self
             .connection
             .prepare("SELECT id FROM games WHERE status = 'playing' ORDER BY rowid")?
             .query_map([], |row| row.get(0))?
-            .collect::<Result<_, _>>()?;
-        ids.iter()
-            .map(|id| {
-                self.load_game(id)?
-                    .ok_or_else(|| StoreError::Corrupt(format!("game {id} vanished")))
-            })
-            .collect()
+            .collect::<Result<_, _>>()?)
     }
 
-    fn commit(&mut self, writes: &[Write]) -> Result<Vec<Records>, StoreError> {
+    /// The clock is the process's own: no remaining time is read.
+    pub fn games_now(&mut self, games: &[(String, usize)]) -> Result<Vec<GameNow>, StoreError> {
+        let mut now = Vec::new();
+        for (id, first_ply) in games {
+            if let Some(mut game) = self.load_game(id)? {
+                game.moves.drain(..(*first_ply).min(game.moves.len()));
+                now.push(GameNow {
+                    game,
+                    first_ply: *first_ply,
+                    remaining_ms: None,
+                });
+            }
+        }
+        Ok(now)
+    }
+
+    pub fn pair(
+        &mut self,
+        seek: Seek,
+        new_game: impl FnOnce(Pairing) -> StoredGame,
+    ) -> Result<Option<PairedGame>, StoreError> {
+        Ok(self.lobby.seek(seek, auth::coin).map(|pairing| PairedGame {
+            game: new_game(pairing),
+            stored: false,
+        }))
+    }
+
+    pub fn cancel_seek(&mut self, name: &str) -> Result<(), StoreError> {
+        self.lobby.cancel(name);
+        Ok(())
+    }
+
+    pub fn withdraw_seek(&mut self, name: &str) -> Result<(), StoreError> {
+        self.cancel_seek(name)
+    }
+
+    /// One process writes this file, so a write is rejected only if it asks for a result
+    /// counted already.
+    pub fn commit(&mut self, writes: &[Write]) -> Result<Vec<Outcome>, StoreError> {
         let tx = self.connection.transaction()?;
-        let mut records = Vec::new();
+        let mut outcomes = Vec::new();
         for write in writes {
-            match write {
+            outcomes.push(match write {
                 Write::NewGame(game) => {
                     tx.prepare_cached(
                         "INSERT INTO games (id, size, black, white, komi, move_time_ms, status)
@@ -261,12 +260,14 @@ impl Store for SqliteStore {
                         game.komi,
                         game.move_time_ms as i64
                     ])?;
+                    Outcome::Done
                 }
                 Write::Turn { game, ply, point } => {
                     tx.prepare_cached("INSERT INTO turns (game, ply, point) VALUES (?1, ?2, ?3)")?
                         .execute(params![game, *ply as i64, point])?;
+                    Outcome::Done
                 }
-                Write::Finish { game, result } => {
+                Write::Finish { game, result, .. } => {
                     let (score_black, score_white) = match result.score {
                         Some(score) => (Some(score.black), Some(score.white)),
                         None => (None, None),
@@ -284,11 +285,13 @@ impl Store for SqliteStore {
                             score_black,
                             score_white
                         ])?;
-                    let (black, white): (String, String) =
-                        tx.query_row("SELECT black, white FROM games WHERE id = ?1", [game], |row| {
-                            Ok((row.get(0)?, row.get(1)?))
-                        })?;
-                    if changed == 1 {
+                    if changed == 0 {
+                        Outcome::Rejected
+                    } else {
+                        let (black, white): (String, String) =
+                            tx.query_row("SELECT black, white FROM games WHERE id = ?1", [game], |row| {
+                                Ok((row.get(0)?, row.get(1)?))
+                            })?;
                         let (winner, loser) = match result.winner {
                             Color::Black => (&black, &white),
                             Color::White => (&white, &black),
@@ -297,22 +300,23 @@ impl Store for SqliteStore {
                             .execute([winner])?;
                         tx.prepare_cached("UPDATE players SET losses = losses + 1 WHERE name = ?1")?
                             .execute([loser])?;
+                        Outcome::Finished(Records {
+                            black: Self::standing(&tx, &black)?,
+                            white: Self::standing(&tx, &white)?,
+                        })
                     }
-                    records.push(Records {
-                        black: Self::standing(&tx, &black)?,
-                        white: Self::standing(&tx, &white)?,
-                    });
                 }
-            }
+            });
         }
         tx.commit()?;
-        Ok(records)
+        Ok(outcomes)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::game::{EndReason, GameResult};
 
     fn store() -> (SqliteStore, std::path::PathBuf) {
         let path = std::env::temp_dir().join(format!(
@@ -361,10 +365,12 @@ mod tests {
         store
             .commit(&[Write::NewGame(new_game("g1")), turn(0, Some("5E")), turn(1, None)])
             .unwrap();
-        assert_eq!(
-            store.unfinished_games().unwrap()[0].moves,
-            vec![Some("5E".into()), None]
-        );
+        assert_eq!(store.live_game_ids().unwrap(), vec!["g1".to_string()]);
+        let now = store
+            .games_now(&[("g1".into(), 1), ("nothing".into(), 0)])
+            .unwrap();
+        assert_eq!(now.len(), 1, "unknown games are left out");
+        assert_eq!((now[0].first_ply, &now[0].game.moves), (1, &vec![None]));
         let finish = Write::Finish {
             game: "g1".into(),
             result: GameResult {
@@ -372,13 +378,17 @@ mod tests {
                 reason: EndReason::Timeout,
                 score: None,
             },
+            plies: 2,
         };
-        let records = store.commit(&[finish.clone(), finish]).unwrap();
-        assert_eq!(records[1].white.wins, 1);
-        assert_eq!(records[1].black.losses, 1);
+        let outcomes = store.commit(&[finish.clone(), finish]).unwrap();
+        let Outcome::Finished(records) = &outcomes[0] else {
+            panic!("{outcomes:?}");
+        };
+        assert_eq!((records.white.wins, records.black.losses), (1, 1));
+        assert_eq!(outcomes[1], Outcome::Rejected, "counted once");
         drop(store);
         let mut store = SqliteStore::open(&path).unwrap();
-        assert!(store.unfinished_games().unwrap().is_empty());
+        assert!(store.live_game_ids().unwrap().is_empty());
         let game = store.game("g1").unwrap().unwrap();
         assert_eq!(game.result.map(|r| r.reason), Some(EndReason::Timeout));
         assert_eq!(store.player("bob").unwrap().unwrap().wins, 1);

@@ -1,0 +1,170 @@
+//! The schema, as numbered migrations the server applies itself: migration `n` (from 1) takes
+//! a database from version `n - 1` to `n`. Append new ones; never edit one that has shipped.
+
+use std::time::Duration;
+
+use rusqlite::Connection;
+use tokio_postgres::error::SqlState;
+use tokio_postgres::Client;
+
+use super::StoreError;
+
+/// SQLite keeps its version in `PRAGMA user_version`. Migration 1 is written so that files made
+/// before versions existed (the same tables, version 0) take it as it is.
+const SQLITE: &[&str] = &["
+CREATE TABLE IF NOT EXISTS players (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+    token_hash BLOB NOT NULL,
+    wins INTEGER NOT NULL DEFAULT 0,
+    losses INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS games (
+    id TEXT PRIMARY KEY,
+    size INTEGER NOT NULL,
+    black TEXT NOT NULL REFERENCES players(name),
+    white TEXT NOT NULL REFERENCES players(name),
+    komi REAL NOT NULL,
+    move_time_ms INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('playing', 'over')),
+    winner TEXT CHECK (winner IN ('black', 'white')),
+    reason TEXT CHECK (reason IN ('passes', 'timeout', 'resign')),
+    score_black INTEGER,
+    score_white INTEGER
+);
+CREATE INDEX IF NOT EXISTS games_playing ON games(status) WHERE status = 'playing';
+CREATE TABLE IF NOT EXISTS turns (
+    game TEXT NOT NULL REFERENCES games(id),
+    ply INTEGER NOT NULL,
+    point TEXT,
+    PRIMARY KEY (game, ply)
+) WITHOUT ROWID;
+"];
+
+/// PostgreSQL keeps its version in `gokata_migrations`. Beyond SQLite's tables: a game's turn
+/// count, deadline and the transaction that wrote it last (the conditions of every write),
+/// the seeks, one row per board size to serialise pairing, and the processes' heartbeats.
+const POSTGRES: &[&str] = &["
+CREATE TABLE players (
+    name TEXT PRIMARY KEY,
+    token_hash BYTEA NOT NULL,
+    wins INTEGER NOT NULL DEFAULT 0,
+    losses INTEGER NOT NULL DEFAULT 0
+);
+CREATE UNIQUE INDEX players_folded_name ON players (lower(name));
+CREATE TABLE games (
+    id TEXT PRIMARY KEY,
+    created BIGSERIAL,
+    size INTEGER NOT NULL,
+    black TEXT NOT NULL REFERENCES players(name),
+    white TEXT NOT NULL REFERENCES players(name),
+    komi DOUBLE PRECISION NOT NULL,
+    move_time_ms BIGINT NOT NULL CHECK (move_time_ms > 0),
+    status TEXT NOT NULL CHECK (status IN ('playing', 'over')),
+    plies INTEGER NOT NULL DEFAULT 0,
+    deadline TIMESTAMPTZ NOT NULL,
+    written_by XID8,
+    winner TEXT CHECK (winner IN ('black', 'white')),
+    reason TEXT CHECK (reason IN ('passes', 'timeout', 'resign')),
+    score_black INTEGER,
+    score_white INTEGER
+);
+CREATE INDEX games_playing ON games (deadline) WHERE status = 'playing';
+CREATE TABLE turns (
+    game TEXT NOT NULL REFERENCES games(id),
+    ply INTEGER NOT NULL,
+    point TEXT,
+    PRIMARY KEY (game, ply)
+);
+CREATE TABLE instances (
+    id TEXT PRIMARY KEY,
+    seen TIMESTAMPTZ NOT NULL
+);
+CREATE TABLE seek_sizes (size INTEGER PRIMARY KEY);
+INSERT INTO seek_sizes VALUES (9), (13), (19);
+CREATE TABLE seeks (
+    id BIGSERIAL PRIMARY KEY,
+    player TEXT NOT NULL UNIQUE REFERENCES players(name),
+    size INTEGER NOT NULL REFERENCES seek_sizes(size),
+    color TEXT NOT NULL CHECK (color IN ('black', 'white', 'any')),
+    instance TEXT NOT NULL
+);
+"];
+
+pub fn migrate_sqlite(connection: &Connection) -> Result<(), StoreError> {
+    let version: i64 = connection.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    let version = usize::try_from(version).unwrap_or(0);
+    check_known(version, SQLITE.len())?;
+    for (index, migration) in SQLITE.iter().enumerate().skip(version) {
+        connection.execute_batch(&format!(
+            "BEGIN; {migration}; PRAGMA user_version = {}; COMMIT;",
+            index + 1
+        ))?;
+    }
+    Ok(())
+}
+
+/// Brings the database to the newest version. Processes starting together on an empty database
+/// all try: the losers of the race for the first tables see an error and try again, and the
+/// table lock then makes each wait for the one migrating.
+pub async fn migrate_postgres(client: &mut Client) -> Result<(), StoreError> {
+    let mut attempt = 0;
+    loop {
+        match try_migrate_postgres(client).await {
+            Err(StoreError::Postgres(error)) if attempt < 20 && is_race(&error) => {
+                attempt += 1;
+                tokio::time::sleep(Duration::from_millis(20 * attempt)).await;
+            }
+            other => return other,
+        }
+    }
+}
+
+async fn try_migrate_postgres(client: &mut Client) -> Result<(), StoreError> {
+    let tx = client.transaction().await?;
+    tx.batch_execute(
+        "CREATE TABLE IF NOT EXISTS gokata_migrations (
+             version INTEGER PRIMARY KEY,
+             applied TIMESTAMPTZ NOT NULL DEFAULT now()
+         );
+         LOCK TABLE gokata_migrations IN EXCLUSIVE MODE;",
+    )
+    .await?;
+    let version: i32 = tx
+        .query_one("SELECT coalesce(max(version), 0) FROM gokata_migrations", &[])
+        .await?
+        .get(0);
+    let version = usize::try_from(version).unwrap_or(0);
+    check_known(version, POSTGRES.len())?;
+    for (index, migration) in POSTGRES.iter().enumerate().skip(version) {
+        tx.batch_execute(migration).await?;
+        let number = i32::try_from(index + 1).expect("few migrations");
+        tx.execute("INSERT INTO gokata_migrations (version) VALUES ($1)", &[&number])
+            .await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// The errors of two processes creating the same tables at once.
+fn is_race(error: &tokio_postgres::Error) -> bool {
+    [
+        SqlState::UNIQUE_VIOLATION,
+        SqlState::DUPLICATE_TABLE,
+        SqlState::DUPLICATE_OBJECT,
+        SqlState::T_R_DEADLOCK_DETECTED,
+        SqlState::T_R_SERIALIZATION_FAILURE,
+    ]
+    .iter()
+    .any(|state| error.code() == Some(state))
+}
+
+fn check_known(version: usize, known: usize) -> Result<(), StoreError> {
+    if version > known {
+        return Err(StoreError::Corrupt(format!(
+            "the database is at schema version {version}, made by a newer gokata; this one knows \
+             versions up to {known}"
+        )));
+    }
+    Ok(())
+}

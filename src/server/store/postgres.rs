@@ -1,0 +1,647 @@
+//! The PostgreSQL backend, for several server processes on one database.
+//!
+//! Coordination is PostgreSQL's own, with no protocol of ours between processes:
+//! - every write is a conditional update, all of a batch in one transaction: a turn applies
+//!   only at the game's current ply while its player to move has time, a timeout only once
+//!   the deadline has passed at that ply, any result only while the game is on; row locks
+//!   serialise processes that race for one game, and the loser's update matches no row;
+//! - the deadline is the database's (`clock_timestamp()`), so any process can end a game on
+//!   time, and exactly one does;
+//! - pairing locks the board size's row in `seek_sizes`, so two seeks that fit each other can
+//!   never both wait (with `SKIP LOCKED` alone, two seekers arriving together each skip the
+//!   other's uncommitted seek);
+//! - each commit sends one `NOTIFY` naming the games it touched: a signal, not the data, so
+//!   the others read the turns after the last ply they know ([`Listener`]).
+//!
+//! One connection writes (the hub is the process's one writer, so there is no pool), and
+//! [`Listener`] keeps a second one for notifications.
+
+use std::collections::HashSet;
+use std::future::poll_fn;
+use std::str::FromStr;
+use std::time::Duration;
+
+use futures_util::future::join_all;
+use tokio::sync::mpsc;
+use tokio_postgres::{AsyncMessage, Client, Config, NoTls, Row, Statement, Transaction};
+
+use super::migrations;
+use super::{
+    stored_result, GameNow, Outcome, PairedGame, PlayerRecord, Records, Standing, StoreError, StoredGame,
+    Write,
+};
+use crate::engine::Color;
+use crate::server::auth;
+use crate::server::lobby::{pair, Pairing, Seek};
+use crate::server::protocol::SeekColor;
+
+/// The channel every process listens on.
+const CHANNEL: &str = "gokata";
+/// A payload over this many bytes is replaced by "*", read everything (PostgreSQL's limit is
+/// 8,000).
+const MAX_PAYLOAD: usize = 7_900;
+/// A process not seen for this long is taken for dead: its seeks are withdrawn, and if no
+/// process is alive when one starts, the clocks start afresh.
+const ALIVE_WITHIN: &str = "3 seconds";
+
+/// Whether `--db` names a PostgreSQL database rather than an SQLite file: a URL
+/// (`postgresql://`, `postgres://`) or libpq's `key=value` form.
+pub fn is_postgres_address(address: &str) -> bool {
+    let address = address.trim_start();
+    address.starts_with("postgresql://")
+        || address.starts_with("postgres://")
+        || address
+            .split_whitespace()
+            .next()
+            .and_then(|word| word.split_once('='))
+            .is_some_and(|(key, _)| {
+                !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            })
+}
+
+/// Parses a database address, naming what is wrong with it.
+pub fn parse_address(address: &str) -> Result<Config, String> {
+    let mut config = Config::from_str(address).map_err(|error| format!("{error}"))?;
+    if config.get_application_name().is_none() {
+        config.application_name("gokata serve");
+    }
+    config.connect_timeout(Duration::from_secs(5));
+    config.keepalives_idle(Duration::from_secs(10));
+    Ok(config)
+}
+
+struct Statements {
+    turn: Statement,
+    finish: Statement,
+    new_game: Statement,
+    notify: Statement,
+}
+
+pub struct PostgresStore {
+    config: Config,
+    client: Client,
+    statements: Statements,
+    /// This process's name in `instances` and in its notifications.
+    instance: String,
+}
+
+impl PostgresStore {
+    /// Connects, brings the schema to the newest version, and says this process is alive. If no
+    /// other process is, every game on the database has been without a server: their clocks
+    /// start afresh, as a restarted SQLite server's do.
+    pub async fn open(address: &str) -> Result<PostgresStore, StoreError> {
+        let config = parse_address(address).map_err(StoreError::Corrupt)?;
+        let mut client = connect(&config).await?;
+        migrations::migrate_postgres(&mut client).await?;
+        let statements = prepare(&client).await?;
+        let mut store = PostgresStore {
+            config,
+            client,
+            statements,
+            instance: auth::new_game_id(),
+        };
+        store.restart_clocks_if_alone().await?;
+        store.heartbeat().await?;
+        Ok(store)
+    }
+
+    pub fn instance(&self) -> &str {
+        &self.instance
+    }
+
+    /// A listener for the other processes' notifications, on a connection of its own.
+    pub fn listener(&self) -> Listener {
+        Listener {
+            config: self.config.clone(),
+            instance: self.instance.clone(),
+        }
+    }
+
+    pub async fn reconnect(&mut self) -> Result<(), StoreError> {
+        let client = connect(&self.config).await?;
+        self.statements = prepare(&client).await?;
+        self.client = client;
+        self.heartbeat().await
+    }
+
+    async fn restart_clocks_if_alone(&mut self) -> Result<(), StoreError> {
+        let sql = format!(
+            "UPDATE games SET deadline = clock_timestamp() + move_time_ms::float8 * interval '1 millisecond'
+             WHERE status = 'playing' AND NOT EXISTS (
+                 SELECT 1 FROM instances WHERE seen >= clock_timestamp() - interval '{ALIVE_WITHIN}')"
+        );
+        self.client.execute(&sql, &[]).await?;
+        Ok(())
+    }
+
+    pub async fn heartbeat(&mut self) -> Result<(), StoreError> {
+        self.client
+            .execute(
+                "INSERT INTO instances (id, seen) VALUES ($1, clock_timestamp())
+                 ON CONFLICT (id) DO UPDATE SET seen = excluded.seen",
+                &[&self.instance],
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Says this process stopped on purpose: its seeks go at once, and a whole site stopped
+    /// and started again gives every game its full move time back.
+    pub async fn sign_off(&mut self) -> Result<(), StoreError> {
+        let tx = self.client.transaction().await?;
+        tx.execute("DELETE FROM seeks WHERE instance = $1", &[&self.instance])
+            .await?;
+        tx.execute("DELETE FROM instances WHERE id = $1", &[&self.instance])
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    pub async fn player(&mut self, name: &str) -> Result<Option<PlayerRecord>, StoreError> {
+        let row = self
+            .client
+            .query_opt(
+                "SELECT name, token_hash, wins, losses FROM players WHERE lower(name) = lower($1)",
+                &[&name],
+            )
+            .await?;
+        row.map(|row| {
+            let name: String = row.get(0);
+            let token_hash = row
+                .get::<_, Vec<u8>>(1)
+                .try_into()
+                .map_err(|_| StoreError::Corrupt(format!("player {name}: token hash")))?;
+            Ok(PlayerRecord {
+                token_hash,
+                wins: count(&row, 2)?,
+                losses: count(&row, 3)?,
+                name,
+            })
+        })
+        .transpose()
+    }
+
+    pub async fn add_player(&mut self, name: &str, token_hash: &[u8; 32]) -> Result<bool, StoreError> {
+        let added = self
+            .client
+            .execute(
+                "INSERT INTO players (name, token_hash) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+                &[&name, &&token_hash[..]],
+            )
+            .await?;
+        Ok(added == 1)
+    }
+
+    pub async fn game(&mut self, id: &str) -> Result<Option<StoredGame>, StoreError> {
+        let now = self.games_now(&[(id.to_string(), 0)]).await?;
+        Ok(now.into_iter().next().map(|now| now.game))
+    }
+
+    pub async fn live_game_ids(&mut self) -> Result<Vec<String>, StoreError> {
+        let rows = self
+            .client
+            .query(
+                "SELECT id FROM games WHERE status = 'playing' ORDER BY created",
+                &[],
+            )
+            .await?;
+        Ok(rows.iter().map(|row| row.get(0)).collect())
+    }
+
+    /// One statement, so the games and their turns are read as of one moment.
+    pub async fn games_now(&mut self, games: &[(String, usize)]) -> Result<Vec<GameNow>, StoreError> {
+        let ids: Vec<&str> = games.iter().map(|(id, _)| id.as_str()).collect();
+        let firsts: Vec<i32> = games
+            .iter()
+            .map(|(_, first)| i32::try_from(*first).unwrap_or(i32::MAX))
+            .collect();
+        let rows = self
+            .client
+            .query(
+                "SELECT g.id, g.size, g.black, g.white, g.komi, g.move_time_ms, g.winner, g.reason,
+                        g.score_black, g.score_white, k.first,
+                        greatest(0, ceil(extract(epoch FROM g.deadline - clock_timestamp()) * 1000))::int8,
+                        t.ply, t.point
+                 FROM unnest($1::text[], $2::int4[]) AS k(id, first)
+                 JOIN games g ON g.id = k.id
+                 LEFT JOIN turns t ON t.game = g.id AND t.ply >= k.first
+                 ORDER BY g.id, t.ply",
+                &[&ids, &firsts],
+            )
+            .await?;
+        let mut now: Vec<GameNow> = Vec::new();
+        for row in rows {
+            let id: String = row.get(0);
+            if now.last().is_none_or(|last| last.game.id != id) {
+                now.push(game_now(&row)?);
+            }
+            let current = now.last_mut().expect("pushed above");
+            if let Some(ply) = row.get::<_, Option<i32>>(12) {
+                if usize::try_from(ply).ok() != Some(current.first_ply + current.game.moves.len()) {
+                    return Err(StoreError::Corrupt(format!("game {id}: turns out of sequence")));
+                }
+                current.game.moves.push(row.get(13));
+            }
+        }
+        Ok(now)
+    }
+
+    /// Every write of the batch and the notification, sent at once on one connection
+    /// (pipelined) and committed together.
+    pub async fn commit(&mut self, writes: &[Write]) -> Result<Vec<Outcome>, StoreError> {
+        let tx = self.client.transaction().await?;
+        let mut seen = HashSet::new();
+        let writing = writes.iter().map(|write| {
+            let chained = !seen.insert(write.game());
+            apply(&tx, &self.statements, write, chained)
+        });
+        let writing = join_all(writing);
+        let payload = notification(&self.instance, writes.iter().map(Write::game));
+        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 1] = [&payload];
+        let notifying = tx.execute(&self.statements.notify, &params);
+        let (outcomes, notified) = tokio::join!(writing, notifying);
+        notified?;
+        let outcomes = outcomes.into_iter().collect::<Result<Vec<_>, _>>()?;
+        tx.commit().await?;
+        Ok(outcomes)
+    }
+
+    /// Under the size's row lock: the player's earlier seek and those of dead processes go,
+    /// then the oldest fitting seek is paired (its game stored in the same transaction) or the
+    /// new seek waits.
+    pub async fn pair(
+        &mut self,
+        seek: Seek,
+        new_game: impl FnOnce(Pairing) -> StoredGame,
+    ) -> Result<Option<PairedGame>, StoreError> {
+        let size = i32::try_from(seek.size).unwrap_or(0);
+        let color = seek.color.name();
+        let tx = self.client.transaction().await?;
+        tx.query_one("SELECT size FROM seek_sizes WHERE size = $1 FOR UPDATE", &[&size])
+            .await?;
+        tx.execute("DELETE FROM seeks WHERE player = $1", &[&seek.name])
+            .await?;
+        tx.execute(
+            &format!(
+                "DELETE FROM seeks WHERE size = $1 AND instance NOT IN (
+                     SELECT id FROM instances WHERE seen >= clock_timestamp() - interval '{ALIVE_WITHIN}')"
+            ),
+            &[&size],
+        )
+        .await?;
+        let waiting = tx
+            .query_opt(
+                "SELECT id, player, color FROM seeks
+                 WHERE size = $1 AND ($2 = 'any' OR color = 'any' OR color <> $2)
+                 ORDER BY id LIMIT 1",
+                &[&size, &color],
+            )
+            .await?;
+        let Some(waiting) = waiting else {
+            tx.execute(
+                "INSERT INTO seeks (player, size, color, instance) VALUES ($1, $2, $3, $4)",
+                &[&seek.name, &size, &color, &self.instance],
+            )
+            .await?;
+            tx.commit().await?;
+            return Ok(None);
+        };
+        let waiting_color: String = waiting.get(2);
+        let waiting_seek = Seek {
+            name: waiting.get(1),
+            size: seek.size,
+            color: SeekColor::from_name(&waiting_color)
+                .ok_or_else(|| StoreError::Corrupt(format!("a seek of colour {waiting_color:?}")))?,
+        };
+        tx.execute("DELETE FROM seeks WHERE id = $1", &[&waiting.get::<_, i64>(0)])
+            .await?;
+        let game = new_game(pair(seek, waiting_seek, auth::coin));
+        apply(&tx, &self.statements, &Write::NewGame(game.clone()), false).await?;
+        let payload = notification(&self.instance, [game.id.as_str()]);
+        tx.execute(&self.statements.notify, &[&payload]).await?;
+        tx.commit().await?;
+        Ok(Some(PairedGame { game, stored: true }))
+    }
+
+    pub async fn cancel_seek(&mut self, name: &str) -> Result<(), StoreError> {
+        self.client
+            .execute("DELETE FROM seeks WHERE player = $1", &[&name])
+            .await?;
+        Ok(())
+    }
+
+    pub async fn withdraw_seek(&mut self, name: &str) -> Result<(), StoreError> {
+        self.client
+            .execute(
+                "DELETE FROM seeks WHERE player = $1 AND instance = $2",
+                &[&name, &self.instance],
+            )
+            .await?;
+        Ok(())
+    }
+}
+
+async fn connect(config: &Config) -> Result<Client, StoreError> {
+    let (client, connection) = config.connect(NoTls).await?;
+    tokio::spawn(async move {
+        // Ends when the connection does; the next call on the client then fails, and the hub
+        // reconnects.
+        let _ = connection.await;
+    });
+    // Acknowledged means durable, whatever the database's default.
+    client.batch_execute("SET synchronous_commit = on").await?;
+    Ok(client)
+}
+
+async fn prepare(client: &Client) -> Result<Statements, StoreError> {
+    Ok(Statements {
+        turn: client
+            .prepare(
+                "WITH claimed AS (
+                     UPDATE games SET plies = plies + 1, written_by = pg_current_xact_id(),
+                         deadline = clock_timestamp() + move_time_ms::float8 * interval '1 millisecond'
+                     WHERE id = $1 AND plies = $2 AND status = 'playing'
+                       AND deadline > clock_timestamp()
+                       AND (NOT $4::bool OR written_by = pg_current_xact_id())
+                     RETURNING id)
+                 INSERT INTO turns (game, ply, point) SELECT id, $2, $3 FROM claimed",
+            )
+            .await?,
+        finish: client
+            .prepare(
+                "WITH ended AS (
+                     UPDATE games SET status = 'over', winner = $2, reason = $3, score_black = $4,
+                         score_white = $5, written_by = pg_current_xact_id()
+                     WHERE id = $1 AND status = 'playing'
+                       AND (NOT $6::bool OR written_by = pg_current_xact_id())
+                       AND ($3 <> 'timeout' OR (plies = $7 AND deadline <= clock_timestamp()))
+                     RETURNING black, white),
+                 won AS (
+                     UPDATE players SET wins = wins + 1 FROM ended
+                     WHERE players.name = CASE WHEN $2 = 'black' THEN ended.black ELSE ended.white END
+                     RETURNING players.name, players.wins, players.losses),
+                 lost AS (
+                     UPDATE players SET losses = losses + 1 FROM ended
+                     WHERE players.name = CASE WHEN $2 = 'black' THEN ended.white ELSE ended.black END
+                     RETURNING players.name, players.wins, players.losses)
+                 SELECT won.name, won.wins, won.losses, lost.name, lost.wins, lost.losses FROM won, lost",
+            )
+            .await?,
+        new_game: client
+            .prepare(
+                "INSERT INTO games (id, size, black, white, komi, move_time_ms, status, deadline)
+                 VALUES ($1, $2, $3, $4, $5, $6, 'playing',
+                         clock_timestamp() + $6::int8::float8 * interval '1 millisecond')",
+            )
+            .await?,
+        notify: client
+            .prepare(&format!("SELECT pg_notify('{CHANNEL}', $1)"))
+            .await?,
+    })
+}
+
+/// One write, conditional on the game as its writer saw it; `chained` when an earlier write of
+/// the same batch touched the game, which must then have applied.
+async fn apply(
+    tx: &Transaction<'_>,
+    statements: &Statements,
+    write: &Write,
+    chained: bool,
+) -> Result<Outcome, StoreError> {
+    match write {
+        Write::NewGame(game) => {
+            let size = i32::try_from(game.size).unwrap_or(0);
+            let move_time = i64::try_from(game.move_time_ms).unwrap_or(i64::MAX);
+            tx.execute(
+                &statements.new_game,
+                &[&game.id, &size, &game.black, &game.white, &game.komi, &move_time],
+            )
+            .await?;
+            Ok(Outcome::Done)
+        }
+        Write::Turn { game, ply, point } => {
+            let ply = i32::try_from(*ply).unwrap_or(i32::MAX);
+            let written = tx
+                .execute(&statements.turn, &[game, &ply, point, &chained])
+                .await?;
+            Ok(if written == 1 {
+                Outcome::Done
+            } else {
+                Outcome::Rejected
+            })
+        }
+        Write::Finish { game, result, plies } => {
+            let (score_black, score_white) = match result.score {
+                Some(score) => (i32::try_from(score.black).ok(), i32::try_from(score.white).ok()),
+                None => (None, None),
+            };
+            let plies = i32::try_from(*plies).unwrap_or(i32::MAX);
+            let rows = tx
+                .query(
+                    &statements.finish,
+                    &[
+                        game,
+                        &result.winner.name(),
+                        &result.reason.name(),
+                        &score_black,
+                        &score_white,
+                        &chained,
+                        &plies,
+                    ],
+                )
+                .await?;
+            let Some(row) = rows.first() else {
+                return Ok(Outcome::Rejected);
+            };
+            let standing = |at: usize| -> Result<Standing, StoreError> {
+                Ok(Standing {
+                    name: row.get(at),
+                    wins: count(row, at + 1)?,
+                    losses: count(row, at + 2)?,
+                })
+            };
+            let (winner, loser) = (standing(0)?, standing(3)?);
+            let (black, white) = match result.winner {
+                Color::Black => (winner, loser),
+                Color::White => (loser, winner),
+            };
+            Ok(Outcome::Finished(Records { black, white }))
+        }
+    }
+}
+
+fn game_now(row: &Row) -> Result<GameNow, StoreError> {
+    let id: String = row.get(0);
+    let corrupt = |what: &str| StoreError::Corrupt(format!("game {id}: {what}"));
+    let komi: f64 = row.get(4);
+    let result = stored_result(
+        &id,
+        komi,
+        row.get(6),
+        row.get(7),
+        row.get::<_, Option<i32>>(8).and_then(|n| u32::try_from(n).ok()),
+        row.get::<_, Option<i32>>(9).and_then(|n| u32::try_from(n).ok()),
+    )?;
+    Ok(GameNow {
+        first_ply: usize::try_from(row.get::<_, i32>(10)).map_err(|_| corrupt("ply"))?,
+        remaining_ms: Some(u64::try_from(row.get::<_, i64>(11)).unwrap_or(0)),
+        game: StoredGame {
+            size: usize::try_from(row.get::<_, i32>(1)).map_err(|_| corrupt("size"))?,
+            black: row.get(2),
+            white: row.get(3),
+            komi,
+            move_time_ms: u64::try_from(row.get::<_, i64>(5)).map_err(|_| corrupt("move time"))?,
+            moves: Vec::new(),
+            result,
+            id,
+        },
+    })
+}
+
+fn count(row: &Row, at: usize) -> Result<u32, StoreError> {
+    u32::try_from(row.get::<_, i32>(at)).map_err(|_| StoreError::Corrupt("a negative count".into()))
+}
+
+/// `INSTANCE GAME GAME ...`, or `INSTANCE *` when the games would not fit.
+fn notification<'a>(instance: &str, games: impl IntoIterator<Item = &'a str>) -> String {
+    let mut payload = instance.to_string();
+    let mut listed = HashSet::new();
+    for game in games {
+        if listed.insert(game) {
+            payload.push(' ');
+            payload.push_str(game);
+        }
+    }
+    if payload.len() > MAX_PAYLOAD {
+        payload = format!("{instance} *");
+    }
+    payload
+}
+
+/// What another process changed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Remote {
+    Games(Vec<String>),
+    /// Anything may have changed (notifications were missed): read every live game.
+    Everything,
+}
+
+/// Listens for the other processes' notifications on a connection of its own, polled for them
+/// (a pooled connection would drop them), and reconnects when it is lost.
+pub struct Listener {
+    config: Config,
+    instance: String,
+}
+
+impl Listener {
+    /// Sends what changed until `changes` closes. After each (re)connection it sends
+    /// [`Remote::Everything`]: what was notified while it was not listening is lost.
+    pub async fn run(self, changes: mpsc::Sender<Remote>) {
+        let mut wait = Duration::from_millis(50);
+        while !changes.is_closed() {
+            if self.listen(&changes).await {
+                wait = Duration::from_millis(50);
+            } else {
+                tokio::time::sleep(wait).await;
+                wait = (wait * 2).min(Duration::from_secs(2));
+            }
+        }
+    }
+
+    /// One connection's life; whether it got as far as listening.
+    async fn listen(&self, changes: &mpsc::Sender<Remote>) -> bool {
+        let Ok((client, mut connection)) = self.config.connect(NoTls).await else {
+            return false;
+        };
+        let (notifications, mut received) = mpsc::unbounded_channel();
+        let driver = tokio::spawn(async move {
+            while let Some(Ok(message)) = poll_fn(|cx| connection.poll_message(cx)).await {
+                if let AsyncMessage::Notification(notification) = message {
+                    if notifications.send(notification.payload().to_string()).is_err() {
+                        break;
+                    }
+                }
+            }
+        });
+        if client.batch_execute(&format!("LISTEN {CHANNEL}")).await.is_err() {
+            driver.abort();
+            return false;
+        }
+        if changes.send(Remote::Everything).await.is_err() {
+            driver.abort();
+            return true;
+        }
+        while let Some(payload) = received.recv().await {
+            let Some(remote) = self.parse(&payload) else {
+                continue;
+            };
+            if changes.send(remote).await.is_err() {
+                break;
+            }
+        }
+        driver.abort();
+        drop(client);
+        true
+    }
+
+    /// `None` for this process's own notifications.
+    fn parse(&self, payload: &str) -> Option<Remote> {
+        let mut words = payload.split_whitespace();
+        if words.next() == Some(self.instance.as_str()) {
+            return None;
+        }
+        let games: Vec<String> = words.map(String::from).collect();
+        if games.iter().any(|game| game == "*") {
+            return Some(Remote::Everything);
+        }
+        Some(Remote::Games(games))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_are_told_from_file_names() {
+        for address in [
+            "postgresql://gokata@127.0.0.1:5432/gokata",
+            "postgres://localhost/db",
+            "host=/tmp/sockets port=5433 dbname=gokata user=postgres",
+            "  dbname=gokata",
+        ] {
+            assert!(is_postgres_address(address), "{address}");
+        }
+        for path in [
+            "gokata.sqlite3",
+            "/var/lib/gokata/games.db",
+            "./postgres",
+            "a b=c",
+            "=x",
+        ] {
+            assert!(!is_postgres_address(path), "{path}");
+        }
+    }
+
+    #[test]
+    fn a_notification_names_each_game_once_and_stays_under_the_limit() {
+        assert_eq!(notification("me", ["a", "b", "a"]), "me a b");
+        let many: Vec<String> = (0..1000).map(|n| format!("game{n:08}")).collect();
+        let payload = notification("me", many.iter().map(String::as_str));
+        assert_eq!(payload, "me *");
+    }
+
+    #[test]
+    fn the_listener_skips_its_own_notifications() {
+        let listener = Listener {
+            config: Config::new(),
+            instance: "me".into(),
+        };
+        assert_eq!(listener.parse("me a b"), None);
+        assert_eq!(
+            listener.parse("other a b"),
+            Some(Remote::Games(vec!["a".into(), "b".into()]))
+        );
+        assert_eq!(listener.parse("other *"), Some(Remote::Everything));
+    }
+}
