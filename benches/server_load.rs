@@ -45,6 +45,7 @@ use axum::serve::ListenerExt;
 use axum::Router;
 use futures_util::{SinkExt, StreamExt};
 use gokata::engine::{area_score, coord, Color, Game, Rng};
+use gokata::server::limits::Limits;
 use gokata::server::{Config, RunningServer};
 use serde_json::{json, Value};
 use tokio::net::TcpStream;
@@ -181,6 +182,12 @@ fn serve_game(database: String) -> ExitCode {
         port: 0,
         database,
         move_time: Duration::from_secs(300),
+        // Every player of the generator is on 127.0.0.1.
+        limits: Limits {
+            connections_per_address: 1_000_000,
+            registrations_per_hour: 1_000_000_000,
+            ..Limits::default()
+        },
     }) {
         Ok(server) => server,
         Err(error) => {

@@ -11,17 +11,18 @@ Every wait is bounded: a server that never starts, never answers or never exits 
 
 from __future__ import annotations
 
+import http.client
 import itertools
 import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
+import urllib.parse
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Optional
@@ -190,8 +191,8 @@ class ServerProcess:
 
     # -- talking to it -------------------------------------------------------------------
 
-    def connect(self) -> Wire:
-        return Wire(self.ws_url)
+    def connect(self, source: Optional[str] = None) -> Wire:
+        return Wire(self.ws_url, source=source)
 
     def get(self, path: str) -> tuple[int, Any]:
         return http_get(self.http_url + path)
@@ -203,17 +204,33 @@ class ServerProcess:
         return body
 
 
-_NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+_sources = itertools.count(2)
 
 
-def http_get(url: str, timeout: float = RECV_TIMEOUT) -> tuple[int, Any]:
-    """``(status, body)`` of a GET, the body decoded from JSON if it is JSON; 4xx and 5xx
-    answers are returned, not raised."""
+def loopback_source() -> str:
+    """A loopback address no earlier connection of this process used (127.0.0.2 and up), so
+    that each test connection is a client of its own to the server's limits per address."""
+    n = next(_sources)
+    while n % 256 in (0, 255):
+        n = next(_sources)
+    return f"127.{(n >> 16) % 256}.{(n >> 8) % 256}.{n % 256}"
+
+
+def http_get(url: str, timeout: float = RECV_TIMEOUT, source: Optional[str] = None) -> tuple[int, Any]:
+    """``(status, body)`` of a GET from ``source`` (a fresh loopback address if None), the body
+    decoded from JSON if it is JSON; 4xx and 5xx answers are returned, not raised."""
+    parts = urllib.parse.urlsplit(url)
+    assert parts.hostname is not None and parts.port is not None, url
+    connection = http.client.HTTPConnection(
+        parts.hostname, parts.port, timeout=timeout, source_address=(source or loopback_source(), 0)
+    )
     try:
-        with _NO_PROXY.open(url, timeout=timeout) as response:
-            return int(response.status), _decoded(response.read())
-    except urllib.error.HTTPError as error:
-        return error.code, _decoded(error.read())
+        path = parts.path + (f"?{parts.query}" if parts.query else "")
+        connection.request("GET", path or "/")
+        response = connection.getresponse()
+        return int(response.status), _decoded(response.read())
+    finally:
+        connection.close()
 
 
 def _decoded(body: bytes) -> Any:
@@ -226,17 +243,23 @@ def _decoded(body: bytes) -> Any:
 
 
 class Wire:
-    """One WebSocket connection of raw JSON text frames; every receive has a timeout."""
+    """One WebSocket connection of raw JSON text frames, from ``source`` (a fresh loopback
+    address if None); every receive has a timeout."""
 
-    def __init__(self, url: str, timeout: float = RECV_TIMEOUT) -> None:
+    def __init__(
+        self, url: str, timeout: float = RECV_TIMEOUT, source: Optional[str] = None, headers: Optional[dict[str, str]] = None
+    ) -> None:
         self.timeout = timeout
+        parts = urllib.parse.urlsplit(url)
+        assert parts.hostname is not None and parts.port is not None, url
+        self.source = source or loopback_source()
+        sock = socket.create_connection((parts.hostname, parts.port), timeout, source_address=(self.source, 0))
         options: dict[str, Any] = dict(
-            open_timeout=timeout, close_timeout=timeout, max_size=4 * 1024 * 1024, compression=None
+            sock=sock, open_timeout=timeout, close_timeout=timeout, max_size=4 * 1024 * 1024, compression=None
         )
-        try:  # never through a proxy of the environment (websockets >= 15 would use one)
-            connection = connect(url, proxy=None, **options)
-        except TypeError:
-            connection = connect(url, **options)
+        if headers:
+            options["additional_headers"] = headers
+        connection = connect(url, **options)
         # Entered as a context manager: websockets >= 17.1 warns about connections that are not.
         self.ws: ClientConnection = connection.__enter__()
 

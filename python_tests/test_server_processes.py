@@ -127,11 +127,21 @@ class Seat:
                 self.index = (self.index + offset) % len(self.servers)
                 self.wire = again.wire
                 self.reconnects += 1
-                state: Frame = self.wire.sync(game)
+                live = [state for state in again.welcome["games"] if state["id"] == game]
+                state: Frame = live[0] if live else self.finished(game)
                 self.next_ply = len(state["moves"])
                 return state
             time.sleep(0.1)
         raise AssertionError(f"{self.name} found no live process")
+
+    def finished(self, game: str) -> Frame:
+        """The state of a game that is no longer live (so no turn of it can arrive)."""
+        self.wire.send({"type": "sync", "game": game})
+        while True:
+            frame = self.wire.recv()
+            if frame["type"] == "state":
+                state: Frame = frame["game"]
+                return state
 
     def frame(self, timeout: float = 10.0) -> Frame:
         frame = self.wire.recv(timeout)

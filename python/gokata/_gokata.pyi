@@ -296,7 +296,9 @@ class Server:
     Opens the database (an SQLite file, or PostgreSQL: ``"postgresql://USER@HOST:PORT/DBNAME"``
     or ``"host=... dbname=..."``, which several servers may share), binds the address (port 0
     picks a free one) and serves until ``stop()``. A context manager. It installs no signal
-    handler."""
+    handler. Per client address: at most ``max_connections_per_address`` open connections,
+    ``registrations_per_hour`` new names, ``api_requests_per_second`` HTTP API requests; with
+    ``behind_proxy``, the address is the last ``X-Forwarded-For`` entry."""
 
     def __new__(
         cls,
@@ -304,6 +306,11 @@ class Server:
         port: SupportsIndex = 8080,
         db: Union[str, "os.PathLike[str]"] = "gokata.sqlite3",
         move_time: float = 300.0,
+        *,
+        max_connections_per_address: SupportsIndex = 64,
+        registrations_per_hour: SupportsIndex = 20,
+        api_requests_per_second: SupportsIndex = 20,
+        behind_proxy: bool = False,
     ) -> Server: ...
     @property
     def url(self) -> str:

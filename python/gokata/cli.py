@@ -129,12 +129,38 @@ def _add_serve(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
     serve.add_argument(
         "--move-time", type=_seconds, default=300.0, help="seconds a player has for each move (default 300)"
     )
+    limits = serve.add_argument_group("limits per client address (a client over one is refused; nobody else notices)")
+    limits.add_argument(
+        "--max-connections-per-address", type=_count(1), default=64, metavar="N",
+        help="open connections from one address (default 64)",
+    )
+    limits.add_argument(
+        "--registrations-per-hour", type=_count(0), default=20, metavar="N",
+        help="new names one address may register in an hour (default 20)",
+    )
+    limits.add_argument(
+        "--api-requests-per-second", type=_count(1), default=20, metavar="N",
+        help="HTTP API requests a second from one address, twice as many at once (default 20)",
+    )
+    limits.add_argument(
+        "--behind-proxy", action="store_true",
+        help="take the client's address from the last X-Forwarded-For entry (only behind a proxy that sets it)",
+    )
     serve.set_defaults(run=_serve)
 
 
 def _serve(args: argparse.Namespace) -> int:
     try:
-        server = Server(args.host, args.port, args.db, args.move_time)
+        server = Server(
+            args.host,
+            args.port,
+            args.db,
+            args.move_time,
+            max_connections_per_address=args.max_connections_per_address,
+            registrations_per_hour=args.registrations_per_hour,
+            api_requests_per_second=args.api_requests_per_second,
+            behind_proxy=args.behind_proxy,
+        )
     except (OSError, ValueError) as error:
         print(f"gokata serve: {error}", file=sys.stderr)
         return 1
@@ -176,6 +202,21 @@ def _port(text: str) -> int:
     if not 0 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"must be 0 to 65535, not {port}")
     return port
+
+
+def _count(least: int) -> Callable[[str], int]:
+    """A whole number from ``least`` to a billion, for argparse."""
+
+    def parse(text: str) -> int:
+        try:
+            number = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if not least <= number <= 1_000_000_000:
+            raise argparse.ArgumentTypeError(f"must be {least} to 1000000000, not {number}")
+        return number
+
+    return parse
 
 
 def _seconds(text: str) -> float:

@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyType;
 
 use super::arguments::whole_number;
+use crate::server::limits::Limits;
 use crate::server::{shown_address, Config, RunningServer, ServerError};
 
 /// The longest move time a server takes: a week.
@@ -31,16 +32,38 @@ pub struct Server {
 impl Server {
     #[new]
     #[pyo3(
-        signature = (host = "127.0.0.1".to_string(), port = None, db = PathBuf::from("gokata.sqlite3"), move_time = None),
-        text_signature = "(host='127.0.0.1', port=8080, db='gokata.sqlite3', move_time=300.0)"
+        signature = (
+            host = "127.0.0.1".to_string(), port = None, db = PathBuf::from("gokata.sqlite3"), move_time = None,
+            *, max_connections_per_address = None, registrations_per_hour = None,
+            api_requests_per_second = None, behind_proxy = false
+        ),
+        text_signature = "(host='127.0.0.1', port=8080, db='gokata.sqlite3', move_time=300.0, *, \
+                          max_connections_per_address=64, registrations_per_hour=20, \
+                          api_requests_per_second=20, behind_proxy=False)"
     )]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         host: String,
         port: Option<&Bound<'_, PyAny>>,
         db: PathBuf,
         move_time: Option<&Bound<'_, PyAny>>,
+        max_connections_per_address: Option<&Bound<'_, PyAny>>,
+        registrations_per_hour: Option<&Bound<'_, PyAny>>,
+        api_requests_per_second: Option<&Bound<'_, PyAny>>,
+        behind_proxy: bool,
     ) -> PyResult<Self> {
+        let defaults = Limits::default();
+        let limits = Limits {
+            connections_per_address: count(max_connections_per_address, "max_connections_per_address", 1)?
+                .unwrap_or(defaults.connections_per_address as u32)
+                as usize,
+            registrations_per_hour: count(registrations_per_hour, "registrations_per_hour", 0)?
+                .unwrap_or(defaults.registrations_per_hour),
+            api_requests_per_second: count(api_requests_per_second, "api_requests_per_second", 1)?
+                .unwrap_or(defaults.api_requests_per_second),
+            behind_proxy,
+        };
         let port = match port {
             None => 8080,
             Some(port) => {
@@ -62,6 +85,7 @@ impl Server {
             port,
             database,
             move_time: Duration::from_secs_f64(move_time),
+            limits,
         };
         let running = py.detach(|| RunningServer::start(config)).map_err(to_py_err)?;
         Ok(Server {
@@ -147,6 +171,19 @@ impl Server {
             std::net::SocketAddr::V4(_) => self.host.clone(),
         }
     }
+}
+
+/// A whole number from `least` to a billion, if given.
+fn count(value: Option<&Bound<'_, PyAny>>, name: &str, least: u32) -> PyResult<Option<u32>> {
+    let Some(value) = value else {
+        return Ok(None);
+    };
+    let number = whole_number(value, name)?;
+    u32::try_from(number)
+        .ok()
+        .filter(|n| (least..=1_000_000_000).contains(n))
+        .map(Some)
+        .ok_or_else(|| PyValueError::new_err(format!("{name} must be {least} to 1000000000, not {number}")))
 }
 
 /// A number of seconds from `shortest` to a week.

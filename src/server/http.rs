@@ -1,26 +1,46 @@
-//! The HTTP routes: the page, health, the public records and games, and the WebSocket endpoint.
+//! The HTTP routes: the page, health, the public records and games, and the WebSocket endpoint;
+//! the API limited in requests a second per client address.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use axum::extract::ws::WebSocketUpgrade;
-use axum::extract::{Path, State};
-use axum::http::{header, StatusCode};
+use axum::extract::{ConnectInfo, Path, Request, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use tokio::sync::{mpsc, oneshot};
 
+use super::accept::Peer;
 use super::hub::{Answer, Event, Query};
-use super::socket;
+use super::limits::{client_address, BucketsByAddress, ConnectionCounts, Limits};
+use super::socket::{self, Holding};
 
 #[derive(Clone)]
 struct AppState {
     hub: mpsc::Sender<Event>,
     /// One clone per open WebSocket: the server waits for the count to drop before it stops.
     alive: Arc<()>,
+    limits: Limits,
+    api_requests: Arc<Mutex<BucketsByAddress>>,
+    /// WebSockets by client address, counted here behind a proxy.
+    sockets: ConnectionCounts,
 }
 
-pub fn router(hub: mpsc::Sender<Event>, alive: Arc<()>) -> Router {
+pub fn router(hub: mpsc::Sender<Event>, alive: Arc<()>, limits: Limits) -> Router {
+    let per_second = f64::from(limits.api_requests_per_second);
+    let state = AppState {
+        hub,
+        alive,
+        limits,
+        api_requests: Arc::new(Mutex::new(BucketsByAddress::new(2.0 * per_second, per_second))),
+        sockets: ConnectionCounts::default(),
+    };
+    let api = Router::new()
+        .route("/api/players/{name}", get(player))
+        .route("/api/games/{id}", get(game))
+        .route_layer(middleware::from_fn_with_state(state.clone(), rate_limited));
     Router::new()
         .route(
             "/",
@@ -38,20 +58,79 @@ pub fn router(hub: mpsc::Sender<Event>, alive: Arc<()>) -> Router {
             "/health",
             get(|| async { json(StatusCode::OK, r#"{"status":"ok"}"#.into()) }),
         )
-        .route("/api/players/{name}", get(player))
-        .route("/api/games/{id}", get(game))
         .route("/ws", get(upgrade))
+        .merge(api)
         .fallback(|| async { json(StatusCode::NOT_FOUND, error_body("no such page")) })
-        .with_state(AppState { hub, alive })
+        .with_state(state)
 }
 
-async fn upgrade(State(state): State<AppState>, upgrade: WebSocketUpgrade) -> Response {
+/// The API's requests, a bucket per client address: 429 when it is empty.
+async fn rate_limited(
+    State(state): State<AppState>,
+    ConnectInfo(Peer(peer)): ConnectInfo<Peer>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let address = client_address(peer, request.headers(), state.limits.behind_proxy);
+    let spent = state
+        .api_requests
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .spend(address);
+    match spent {
+        Ok(()) => next.run(request).await,
+        Err(wait) => {
+            let seconds = wait.as_secs() + 1;
+            let mut response = json(
+                StatusCode::TOO_MANY_REQUESTS,
+                error_body(&format!(
+                    "more than {} requests a second from {address}: try again in {seconds} s",
+                    state.limits.api_requests_per_second
+                )),
+            );
+            if let Ok(value) = seconds.to_string().parse() {
+                response.headers_mut().insert(header::RETRY_AFTER, value);
+            }
+            response
+        }
+    }
+}
+
+async fn upgrade(
+    State(state): State<AppState>,
+    ConnectInfo(Peer(peer)): ConnectInfo<Peer>,
+    headers: HeaderMap,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    let address = client_address(peer, &headers, state.limits.behind_proxy);
+    // Behind a proxy every TCP connection is the proxy's: the client's are counted here.
+    let guard = if state.limits.behind_proxy {
+        match state.sockets.open(address, state.limits.connections_per_address) {
+            Some(guard) => Some(guard),
+            None => {
+                return json(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    error_body(&format!(
+                        "more than {} connections from {address}",
+                        state.limits.connections_per_address
+                    )),
+                )
+            }
+        }
+    } else {
+        None
+    };
+    let holding = Holding {
+        address,
+        alive: state.alive,
+        guard,
+    };
     upgrade
         // tungstenite zeroes its whole read buffer on every read: 4 KiB, not the 128 KiB default.
         .read_buffer_size(4096)
         .max_message_size(socket::READ_LIMIT_BYTES)
         .max_frame_size(socket::READ_LIMIT_BYTES)
-        .on_upgrade(move |ws| socket::serve(ws, state.hub, state.alive))
+        .on_upgrade(move |ws| socket::serve(ws, state.hub, holding))
 }
 
 async fn player(State(state): State<AppState>, Path(name): Path<String>) -> Response {

@@ -14,6 +14,7 @@
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -23,6 +24,7 @@ use tokio::time::Instant;
 
 use super::auth;
 use super::game::{EndReason, GameResult, Refusal, ServerGame, Turn};
+use super::limits::BucketsByAddress;
 use super::lobby::Seek;
 use super::protocol::{ClientFrame, ErrorCode, GameState, Refused, SeekColor, ServerMessage};
 use super::store::{GameNow, Outcome, PlayerRecord, Records, Remote, Standing, Store, StoreError, Write};
@@ -68,6 +70,8 @@ pub enum Event {
     Connected {
         conn: ConnId,
         outbox: mpsc::Sender<Outgoing>,
+        /// The client's address, for the limit on new names.
+        address: IpAddr,
     },
     Frame {
         conn: ConnId,
@@ -88,6 +92,7 @@ pub enum Event {
 
 struct Connection {
     outbox: mpsc::Sender<Outgoing>,
+    address: IpAddr,
     /// The signed-in player's key.
     player: Option<String>,
 }
@@ -168,6 +173,8 @@ pub struct Hub {
     /// Players whose last connection here was closed for being too slow: their seeks are
     /// withdrawn after the batch.
     closed: Vec<String>,
+    /// New names registered, by address.
+    registrations: BucketsByAddress,
     /// What other processes changed, read after the batch.
     remote: HashSet<String>,
     remote_everything: bool,
@@ -179,7 +186,12 @@ pub struct Hub {
 impl Hub {
     /// A hub on `store`, with every unfinished game loaded and its clock running: afresh on
     /// SQLite, where this process is the only server; as the database has it on PostgreSQL.
-    pub async fn new(mut store: Store, move_time: Duration) -> Result<Hub, StoreError> {
+    /// `registrations_per_hour` new names may come from one address (all at once, at most).
+    pub async fn new(
+        mut store: Store,
+        move_time: Duration,
+        registrations_per_hour: u32,
+    ) -> Result<Hub, StoreError> {
         let ids = store.live_game_ids().await?;
         let known: Vec<(String, usize)> = ids.into_iter().map(|id| (id, 0)).collect();
         let live = store.games_now(&known).await?;
@@ -195,6 +207,10 @@ impl Hub {
             deliveries: Vec::new(),
             clocks_to_start: Vec::new(),
             closed: Vec::new(),
+            registrations: BucketsByAddress::new(
+                f64::from(registrations_per_hour),
+                f64::from(registrations_per_hour) / 3600.0,
+            ),
             remote: HashSet::new(),
             remote_everything: false,
             failure: None,
@@ -280,8 +296,17 @@ impl Hub {
     /// Handles one event; `true` to stop.
     async fn handle(&mut self, event: Event) -> bool {
         match event {
-            Event::Connected { conn, outbox } => {
-                self.connections.insert(conn, Connection { outbox, player: None });
+            Event::Connected {
+                conn,
+                outbox,
+                address,
+            } => {
+                let connection = Connection {
+                    outbox,
+                    address,
+                    player: None,
+                };
+                self.connections.insert(conn, connection);
             }
             Event::Frame { conn, frame } => match frame {
                 Ok(frame) => self.handle_frame(conn, frame).await,
@@ -351,6 +376,7 @@ impl Hub {
         };
         let token = match (known, token) {
             (None, None) => {
+                self.may_register(conn)?;
                 let token = auth::new_token();
                 let hash = auth::token_hash(&token);
                 let added = self
@@ -407,6 +433,22 @@ impl Hub {
         }
         self.deliver_later(None, Delivery::Welcome { conn, token });
         Ok(())
+    }
+
+    /// Spends one of the connection's address's new names, or refuses.
+    fn may_register(&mut self, conn: ConnId) -> Result<(), Refused> {
+        let Some(address) = self.connections.get(&conn).map(|c| c.address) else {
+            return Ok(());
+        };
+        self.registrations.spend(address).map_err(|wait| {
+            Refused::new(
+                ErrorCode::RateLimited,
+                format!(
+                    "too many new names from {address}: try again in {} s, or sign in with a token",
+                    wait.as_secs() + 1
+                ),
+            )
+        })
     }
 
     async fn seek(&mut self, player: &str, size: usize, color: SeekColor) -> Result<(), Refused> {

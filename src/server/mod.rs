@@ -10,10 +10,12 @@
 //!
 //! No Python here: the binding only starts and stops a [`RunningServer`].
 
+pub mod accept;
 pub mod auth;
 pub mod game;
 pub mod http;
 pub mod hub;
+pub mod limits;
 pub mod lobby;
 pub mod protocol;
 pub mod socket;
@@ -24,10 +26,11 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use axum::serve::ListenerExt;
 use tokio::sync::{mpsc, oneshot};
 
+use accept::{GuardedListener, Peer};
 use hub::{Event, Hub};
+use limits::{ConnectionCounts, Limits};
 use store::{is_postgres_address, Listener, PostgresStore, SqliteStore, Store, StoreError};
 
 /// Events waiting for the hub before connections have to wait.
@@ -44,6 +47,7 @@ pub struct Config {
     pub database: String,
     /// The time the player to move has for each turn.
     pub move_time: Duration,
+    pub limits: Limits,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -72,6 +76,7 @@ impl RunningServer {
     /// Opens the database, loads the unfinished games, binds the address, and serves in the
     /// background. Every error of setting up is returned here.
     pub fn start(config: Config) -> Result<RunningServer, ServerError> {
+        config.limits.check().map_err(ServerError::Config)?;
         if config.move_time < Duration::from_millis(1) {
             return Err(ServerError::Config(format!(
                 "the move time must be at least a millisecond, not {:?}",
@@ -100,7 +105,11 @@ impl RunningServer {
         let local = listener_socket.local_addr().map_err(listen_error)?;
         // The hub loads games now, so a corrupt database is an error of starting.
         let hub = runtime
-            .block_on(Hub::new(store, config.move_time))
+            .block_on(Hub::new(
+                store,
+                config.move_time,
+                config.limits.registrations_per_hour,
+            ))
             .map_err(database_error)?;
         let (stop, stopped) = oneshot::channel();
         let finished = Arc::new((Mutex::new(false), Condvar::new()));
@@ -108,7 +117,7 @@ impl RunningServer {
         let thread = std::thread::Builder::new()
             .name("gokata-server".into())
             .spawn(move || {
-                let result = runtime.block_on(serve(listener_socket, hub, changes, stopped));
+                let result = runtime.block_on(serve(listener_socket, hub, changes, config.limits, stopped));
                 // Dropping the runtime ends whatever is left: connections have had their goodbye.
                 runtime.shutdown_timeout(Duration::from_millis(100));
                 let (lock, condvar) = &*done;
@@ -211,6 +220,7 @@ async fn serve(
     listener: TcpListener,
     hub: Hub,
     changes: Option<Listener>,
+    limits: Limits,
     stop: oneshot::Receiver<()>,
 ) -> Result<(), ServerError> {
     let listener = tokio::net::TcpListener::from_std(listener).map_err(ServerError::Runtime)?;
@@ -243,7 +253,7 @@ async fn serve(
         })
         .map_err(ServerError::Runtime)?;
     let alive = Arc::new(());
-    let app = http::router(events.clone(), alive.clone());
+    let app = http::router(events.clone(), alive.clone(), limits);
     let (stopping_now, mut stopping) = tokio::sync::watch::channel(false);
     let shutdown = async move {
         tokio::select! {
@@ -252,10 +262,10 @@ async fn serve(
         }
         let _ = stopping_now.send(true);
     };
-    // No Nagle: a `played` must not wait for the client's delayed ACK of the previous frame.
-    let listener = listener.tap_io(|tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
+    // Behind a proxy every connection is the proxy's: sockets are counted per client instead.
+    let per_address = (!limits.behind_proxy).then_some(limits.connections_per_address);
+    let listener = GuardedListener::new(listener, ConnectionCounts::default(), per_address);
+    let app = app.into_make_service_with_connect_info::<Peer>();
     let serving = axum::serve(listener, app).with_graceful_shutdown(shutdown);
     // A client that never finishes its request must not hold the server open.
     let served = tokio::select! {

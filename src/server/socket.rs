@@ -1,6 +1,8 @@
 //! One WebSocket connection: frames in, parsed and rate-limited, to the hub; the hub's
-//! messages out. Nothing here knows the game.
+//! messages out, and a ping now and then so that a live but quiet client keeps its connection.
+//! Nothing here knows the game.
 
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,6 +13,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::hub::{ConnId, Event, Outgoing};
+use super::limits::{ConnectionGuard, TokenBucket};
 use super::protocol::{ClientFrame, ErrorCode, Refused, ServerMessage, MAX_FRAME_BYTES};
 
 /// Frames over this size end the connection (up to it, they are answered with `bad_request`).
@@ -29,19 +32,37 @@ const FRAMES_PER_SECOND: f64 = 100.0;
 /// How long the writer may take to flush the last messages after the reader stops, and how
 /// long a client that is being closed has to answer the close frame.
 const FLUSH_TIME: Duration = Duration::from_secs(2);
+/// A connection must say `hello` this soon after it opens.
+pub const HELLO_TIME: Duration = Duration::from_secs(10);
+/// How often the server pings: well within the silence a connection is allowed
+/// (`accept::IDLE_TIME`), so that a client that answers pings is never taken for gone.
+const PING_EVERY: Duration = Duration::from_secs(25);
 
 static NEXT_CONNECTION: AtomicU64 = AtomicU64::new(1);
 
-/// Serves one upgraded connection until either side closes it. `_alive` is held to the end,
-/// so the server can wait for every connection to flush before it stops.
-pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, _alive: Arc<()>) {
+/// One connection's company: where its client is, and what it holds until it ends.
+pub struct Holding {
+    pub address: IpAddr,
+    /// Held to the end, so the server can wait for every connection to flush before it stops.
+    pub alive: Arc<()>,
+    /// Its place in the per-address count, behind a proxy (else the TCP stream holds it).
+    pub guard: Option<ConnectionGuard>,
+}
+
+/// Serves one upgraded connection until either side closes it.
+pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, holding: Holding) {
     let conn: ConnId = NEXT_CONNECTION.fetch_add(1, Ordering::Relaxed);
     let (mut sink, mut stream) = socket.split();
     let (outbox, mut outgoing) = mpsc::channel::<Outgoing>(OUTBOX_CAPACITY);
     // The hub holds the only strong sender: when it drops the connection (too slow, or the
     // server stopping), the writer drains what is queued and closes the socket.
     let own_outbox = outbox.downgrade();
-    if hub.send(Event::Connected { conn, outbox }).await.is_err() {
+    let connected = Event::Connected {
+        conn,
+        outbox,
+        address: holding.address,
+    };
+    if hub.send(connected).await.is_err() {
         return;
     }
     let say_and_close = |refused: Refused, code: u16, reason: &'static str| {
@@ -51,7 +72,20 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, _alive: Arc<()>)
         }
     };
     let mut writer = tokio::spawn(async move {
-        while let Some(message) = outgoing.recv().await {
+        let mut ping = tokio::time::interval_at(Instant::now() + PING_EVERY, PING_EVERY);
+        loop {
+            let message = tokio::select! {
+                message = outgoing.recv() => match message {
+                    Some(message) => message,
+                    None => break,
+                },
+                _ = ping.tick() => {
+                    match tokio::time::timeout(SEND_TIME, sink.send(Message::Ping(Default::default()))).await {
+                        Ok(Ok(())) => continue,
+                        _ => break,
+                    }
+                }
+            };
             let frame = match message {
                 Outgoing::Text(text) => Message::Text(text.as_ref().into()),
                 Outgoing::Close(code, reason) => {
@@ -73,14 +107,26 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, _alive: Arc<()>)
         }
         let _ = tokio::time::timeout(SEND_TIME, sink.close()).await;
     });
-    let mut limiter = RateLimiter::new();
+    let mut limiter = TokenBucket::new(BURST_FRAMES, FRAMES_PER_SECOND, Instant::now());
     let mut writer_done = false;
     let mut linger = false;
+    let hello_by = tokio::time::sleep(HELLO_TIME);
+    tokio::pin!(hello_by);
+    let mut said_hello = false;
     loop {
         let received = tokio::select! {
             received = stream.next() => received,
             _ = &mut writer => {
                 writer_done = true;
+                break;
+            }
+            () = &mut hello_by, if !said_hello => {
+                let refused = Refused::bad_request(format!(
+                    "no hello within {} seconds: the connection is closed",
+                    HELLO_TIME.as_secs()
+                ));
+                say_and_close(refused, 1008, "no hello");
+                linger = true;
                 break;
             }
         };
@@ -122,6 +168,7 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, _alive: Arc<()>)
             linger = true;
             break;
         }
+        said_hello |= matches!(frame, Ok(ClientFrame::Hello { .. }));
         if hub.send(Event::Frame { conn, frame }).await.is_err() {
             break;
         }
@@ -149,47 +196,5 @@ fn payload_len(message: &Message) -> usize {
         Message::Text(text) => text.len(),
         Message::Binary(bytes) | Message::Ping(bytes) | Message::Pong(bytes) => bytes.len(),
         Message::Close(_) => 0,
-    }
-}
-
-/// A token bucket: `BURST_FRAMES` at once, refilled at `FRAMES_PER_SECOND`.
-struct RateLimiter {
-    tokens: f64,
-    updated: Instant,
-}
-
-impl RateLimiter {
-    fn new() -> RateLimiter {
-        RateLimiter {
-            tokens: BURST_FRAMES,
-            updated: Instant::now(),
-        }
-    }
-
-    fn allow(&mut self, now: Instant) -> bool {
-        let elapsed = now.saturating_duration_since(self.updated).as_secs_f64();
-        self.updated = now;
-        self.tokens = (self.tokens + elapsed * FRAMES_PER_SECOND).min(BURST_FRAMES);
-        if self.tokens < 1.0 {
-            return false;
-        }
-        self.tokens -= 1.0;
-        true
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_rate_limiter_allows_a_burst_then_the_steady_rate() {
-        let start = Instant::now();
-        let mut limiter = RateLimiter::new();
-        assert!((0..BURST_FRAMES as usize).all(|_| limiter.allow(start)));
-        assert!(!limiter.allow(start));
-        let later = start + Duration::from_millis(100);
-        let allowed = (0..100).filter(|_| limiter.allow(later)).count();
-        assert_eq!(allowed, (FRAMES_PER_SECOND / 10.0) as usize);
     }
 }

@@ -11,6 +11,7 @@ use super::*;
 use crate::server::store::SqliteStore;
 
 const MOVE_TIME: Duration = Duration::from_secs(10);
+const LOOPBACK: IpAddr = IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
 
 struct TestDb(PathBuf);
 
@@ -25,7 +26,7 @@ impl TestDb {
 
     async fn hub(&self) -> mpsc::Sender<Event> {
         let store = SqliteStore::open(&self.0).unwrap();
-        let hub = Hub::new(Store::Sqlite(store), MOVE_TIME).await.unwrap();
+        let hub = Hub::new(Store::Sqlite(store), MOVE_TIME, 1000).await.unwrap();
         let (events, receiver) = mpsc::channel(64);
         tokio::spawn(async move { hub.run(receiver).await.unwrap() });
         events
@@ -50,7 +51,13 @@ struct Client {
 impl Client {
     async fn connect(hub: &mpsc::Sender<Event>, conn: ConnId) -> Client {
         let (outbox, inbox) = mpsc::channel(64);
-        hub.send(Event::Connected { conn, outbox }).await.unwrap();
+        hub.send(Event::Connected {
+            conn,
+            outbox,
+            address: LOOPBACK,
+        })
+        .await
+        .unwrap();
         Client {
             conn,
             hub: hub.clone(),
@@ -311,7 +318,13 @@ async fn a_client_that_does_not_read_is_dropped_without_holding_up_others() {
     let hub = db.hub().await;
     let (alice, mut bob, _, game) = start_game(&hub).await;
     let (outbox, mut slow_inbox) = mpsc::channel(4);
-    hub.send(Event::Connected { conn: 9, outbox }).await.unwrap();
+    hub.send(Event::Connected {
+        conn: 9,
+        outbox,
+        address: LOOPBACK,
+    })
+    .await
+    .unwrap();
     let slow = Client {
         conn: 9,
         hub: hub.clone(),
@@ -340,12 +353,17 @@ async fn a_client_that_does_not_read_is_dropped_without_holding_up_others() {
 async fn a_game_keeps_one_clock_entry_however_many_turns_it_has() {
     let db = TestDb::new("heap");
     let store = SqliteStore::open(&db.0).unwrap();
-    let mut hub = Hub::new(Store::Sqlite(store), MOVE_TIME).await.unwrap();
+    let mut hub = Hub::new(Store::Sqlite(store), MOVE_TIME, 1000).await.unwrap();
     let mut inboxes = Vec::new();
     for (conn, name, color) in [(1, "alice", "black"), (2, "bob", "white")] {
         let (outbox, inbox) = mpsc::channel(1024);
         inboxes.push(inbox);
-        hub.handle(Event::Connected { conn, outbox }).await;
+        hub.handle(Event::Connected {
+            conn,
+            outbox,
+            address: LOOPBACK,
+        })
+        .await;
         for frame in [
             json!({"type": "hello", "name": name}),
             json!({"type": "seek", "size": 19, "color": color}),
@@ -396,7 +414,7 @@ async fn a_game_keeps_one_clock_entry_however_many_turns_it_has() {
 async fn a_failing_read_stops_the_hub_instead_of_passing_for_an_unknown_game() {
     let db = TestDb::new("failing-read");
     let store = SqliteStore::open(&db.0).unwrap();
-    let hub = Hub::new(Store::Sqlite(store), MOVE_TIME).await.unwrap();
+    let hub = Hub::new(Store::Sqlite(store), MOVE_TIME, 1000).await.unwrap();
     // Reads of games now fail, as on a broken disk.
     rusqlite::Connection::open(&db.0)
         .unwrap()
