@@ -98,7 +98,12 @@ class PostgresCluster:
             "-o", self._options(), "restart",
         )
 
+    def stop_server(self) -> None:
+        """``pg_ctl stop -m immediate``: every connection cut, the data kept for `start`."""
+        self._run("pg_ctl", "-D", str(self.data), "-w", "-t", "30", "-m", "immediate", "stop")
+
     def stop(self) -> None:
+        """Stops the server and removes everything."""
         if self.data.exists():
             try:
                 self._run("pg_ctl", "-D", str(self.data), "-w", "-t", "30", "-m", "immediate", "stop")

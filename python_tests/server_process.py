@@ -25,7 +25,7 @@ import time
 import urllib.parse
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Optional
+from typing import Any, Optional, Protocol
 
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
@@ -344,6 +344,16 @@ class Wire:
         self.close()
 
 
+class Entry(Protocol):
+    """Where clients connect: a server process, or a proxy in front of several."""
+
+    ws_url: str
+
+    def running(self) -> bool: ...
+
+    def connect(self, source: Optional[str] = None) -> Wire: ...
+
+
 class Player:
     """A signed-in connection: `Wire` plus the name and token of its `welcome`."""
 
@@ -354,7 +364,7 @@ class Player:
         self.token: str = welcome["token"]
 
 
-def sign_in(server: ServerProcess, name: str, token: Optional[str] = None) -> Player:
+def sign_in(server: Entry, name: str, token: Optional[str] = None) -> Player:
     """A new connection that says hello as ``name`` (registering it without ``token``)."""
     wire = server.connect()
     hello: Frame = {"type": "hello", "name": name}

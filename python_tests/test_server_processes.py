@@ -7,28 +7,26 @@ order, with no gap and no duplicate; `kill -9` of a process under load loses no 
 turn and its players carry on through the others; 300 clocks run out while a process dies, each
 game ending once, on time; PostgreSQL restarted under load.
 
-Each game is driven by a `GameDriver` that plays a fixed, legal script (made with `gokata.Go`)
-and, like a real client, reconnects with its token to a process that is alive and resends an
-unacknowledged turn with the same `ply`.
+Each game is driven by a `game_driver.GameDriver`: a fixed, legal script (made with
+`gokata.Go`), played as a real client would, reconnecting with its token to a process that is
+alive and resending an unacknowledged turn with the same `ply`.
 """
 
 from __future__ import annotations
 
-import random
 import threading
 import time
 from collections.abc import Iterator
-from typing import Optional
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
+from game_driver import GameDriver, Seat, check_stored, join_drivers, run_drivers, scripted_game, turn_frame
 from gokata import Go
 from postgres_cluster import PostgresCluster
 from server_process import Frame, Player, ServerProcess, Wire, fresh_name, sign_in
 
 PROCESSES = 3
-COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 
 
 def start_site(url: str, move_time: float = 300.0, count: int = PROCESSES) -> list[ServerProcess]:
@@ -74,168 +72,6 @@ def database_of(server: ServerProcess) -> str:
     return server.db.rsplit("/", 1)[1]
 
 
-def scripted_game(seed: int, turns: int, size: int = 9) -> list[Optional[str]]:
-    """``turns`` random legal moves, then two passes."""
-    rng = random.Random(seed)
-    go = Go(size)
-    moves: list[Optional[str]] = []
-    while len(moves) < turns:
-        legal = [
-            f"{row}{column}"
-            for row in range(1, size + 1)
-            for column in COLUMNS[:size]
-            if go.illegal_reason(f"{row}{column}") is None
-        ]
-        point = rng.choice(legal)
-        go.move(point)
-        moves.append(point)
-    return moves + [None, None]
-
-
-def turn_frame(game: str, ply: int, point: Optional[str]) -> Frame:
-    if point is None:
-        return {"type": "pass", "game": game, "ply": ply}
-    return {"type": "move", "game": game, "ply": ply, "point": point}
-
-
-class Seat:
-    """One player's connection to the site, moved to a live process when its own dies.
-
-    Every `played` on one connection must be the next turn after the last it saw (no gap, no
-    duplicate); `next_ply` is that turn."""
-
-    def __init__(self, servers: list[ServerProcess], index: int, player: Player) -> None:
-        self.servers = servers
-        self.index = index
-        self.name = player.name
-        self.token = player.token
-        self.wire: Wire = player.wire
-        self.next_ply = 0
-        self.reconnects = 0
-
-    def reconnect(self, game: str) -> Frame:
-        """Signs in again on the first live process from the next one on; the game's state."""
-        for _ in range(50):
-            for offset in range(1, len(self.servers) + 1):
-                server = self.servers[(self.index + offset) % len(self.servers)]
-                if not server.running():
-                    continue
-                try:
-                    again = sign_in(server, self.name, self.token)
-                except (OSError, ConnectionClosed, InvalidHandshake, TimeoutError, AssertionError):
-                    continue
-                self.index = (self.index + offset) % len(self.servers)
-                self.wire = again.wire
-                self.reconnects += 1
-                live = [state for state in again.welcome["games"] if state["id"] == game]
-                state: Frame = live[0] if live else self.finished(game)
-                self.next_ply = len(state["moves"])
-                return state
-            time.sleep(0.1)
-        raise AssertionError(f"{self.name} found no live process")
-
-    def finished(self, game: str) -> Frame:
-        """The state of a game that is no longer live (so no turn of it can arrive)."""
-        self.wire.send({"type": "sync", "game": game})
-        while True:
-            frame = self.wire.recv()
-            if frame["type"] == "state":
-                state: Frame = frame["game"]
-                return state
-
-    def frame(self, timeout: float = 10.0) -> Frame:
-        frame = self.wire.recv(timeout)
-        if frame["type"] == "played":
-            assert frame["ply"] == self.next_ply, f"{self.name} expected turn {self.next_ply}, got {frame}"
-            self.next_ply += 1
-        return frame
-
-
-class GameDriver:
-    """Plays ``script`` in one game for two seats, as clients that reconnect would."""
-
-    def __init__(self, game: str, script: list[Optional[str]], black: Seat, white: Seat) -> None:
-        self.game = game
-        self.script = script
-        self.seats = (black, white)
-        self.acknowledged = 0
-        """Turns whose `played` the mover saw."""
-        self.over: Optional[Frame] = None
-        self.failure: Optional[BaseException] = None
-        self.unavailable = 0
-
-    def run(self) -> None:
-        try:
-            while self.acknowledged < len(self.script):
-                self.play_turn(self.acknowledged)
-            self.await_over()
-        except BaseException as error:  # the test reports it
-            self.failure = error
-
-    def play_turn(self, ply: int) -> None:
-        mover, other = self.seats[ply % 2], self.seats[1 - ply % 2]
-        deadline = time.monotonic() + 60
-        sent = False
-        while time.monotonic() < deadline:
-            try:
-                if not sent:
-                    mover.wire.send(turn_frame(self.game, ply, self.script[ply]))
-                    sent = True
-                frame = mover.frame()
-            except (ConnectionClosed, TimeoutError, OSError):
-                state = mover.reconnect(self.game)
-                sent = False
-                if len(state["moves"]) > ply:
-                    assert state["moves"][ply] == self.script[ply], state
-                    break
-                continue
-            if frame["type"] == "played" and frame["ply"] == ply:
-                break
-            if frame["type"] == "error" and frame["code"] == "unavailable":
-                self.unavailable += 1
-                time.sleep(0.1)
-                sent = False
-            elif frame["type"] == "state":
-                moves = frame["game"]["moves"]
-                if len(moves) > ply:
-                    assert moves[ply] == self.script[ply], frame
-                    break
-                sent = False
-            elif frame["type"] == "error":
-                raise AssertionError(f"turn {ply} refused: {frame}")
-        else:
-            raise AssertionError(f"turn {ply} of {self.game} never went through")
-        self.acknowledged = ply + 1
-        self.catch_up(other, ply)
-
-    def catch_up(self, seat: Seat, ply: int) -> None:
-        """The other seat sees turn ``ply`` (from its process, or by reconnecting)."""
-        deadline = time.monotonic() + 30
-        while seat.next_ply <= ply and time.monotonic() < deadline:
-            try:
-                seat.frame()
-            except (ConnectionClosed, TimeoutError, OSError):
-                seat.reconnect(self.game)
-        assert seat.next_ply > ply, f"{seat.name} never saw turn {ply} of {self.game}"
-
-    def await_over(self) -> None:
-        for seat in self.seats:
-            deadline = time.monotonic() + 30
-            while time.monotonic() < deadline:
-                try:
-                    frame = seat.frame()
-                except (ConnectionClosed, TimeoutError, OSError):
-                    state = seat.reconnect(self.game)
-                    if state["status"] == "over":
-                        break
-                    continue
-                if frame["type"] == "over":
-                    self.over = frame
-                    break
-            else:
-                raise AssertionError(f"{seat.name} never saw the end of {self.game}")
-
-
 def start_cross_game(servers: list[ServerProcess], number: int, prefix: str) -> tuple[Seat, Seat, str]:
     """A 9x9 game whose black is on one process and white on the next."""
     black_index, white_index = number % len(servers), (number + 1) % len(servers)
@@ -246,30 +82,6 @@ def start_cross_game(servers: list[ServerProcess], number: int, prefix: str) -> 
     state = white.wire.expect("start")["game"]
     assert black.wire.expect("start")["game"]["id"] == state["id"]
     return Seat(servers, black_index, black), Seat(servers, white_index, white), str(state["id"])
-
-
-def run_drivers(drivers: list[GameDriver]) -> list[threading.Thread]:
-    threads = [threading.Thread(target=driver.run, daemon=True) for driver in drivers]
-    for thread in threads:
-        thread.start()
-    return threads
-
-
-def join_drivers(drivers: list[GameDriver], threads: list[threading.Thread], timeout: float = 180) -> None:
-    deadline = time.monotonic() + timeout
-    for thread in threads:
-        thread.join(max(0.0, deadline - time.monotonic()))
-    for driver in drivers:
-        assert driver.failure is None, f"{driver.game}: {driver.failure!r}"
-        assert driver.over is not None, driver.game
-
-
-def check_stored(server: ServerProcess, drivers: list[GameDriver]) -> None:
-    """Every game is stored as played, once: its moves are its script."""
-    for driver in drivers:
-        state = server.get_json(f"/api/games/{driver.game}")
-        assert state["moves"] == driver.script, driver.game
-        assert state["status"] == "over" and state["reason"] == "passes"
 
 
 def test_processes_started_together_on_an_empty_database_migrate_it_once(postgres: PostgresCluster) -> None:
@@ -404,32 +216,35 @@ def test_kill_9_of_a_process_under_load_loses_no_acknowledged_turn(site: list[Se
 
 
 def test_clocks_run_out_on_300_games_while_a_process_dies(postgres: PostgresCluster) -> None:
-    move_time = 20.0
+    move_time = 25.0
     servers = start_site(postgres.new_database(), move_time)
     try:
         started: dict[str, float] = {}
         watchers: list[tuple[str, Wire]] = []
-        names: list[str] = []
-        for number in range(300):
+
+        def make_game(number: int) -> None:
+            """Two players seek; seeks of other threads may pair them otherwise, so each player
+            takes the game of its own `start`."""
             black_index, white_index = number % PROCESSES, (number + 1) % PROCESSES
             black = sign_in(servers[black_index], fresh_name("Xt"))
             white = sign_in(servers[white_index], fresh_name("Xt"))
             black.wire.request({"type": "seek", "size": 9, "color": "black"}, "seeking")
             white.wire.send({"type": "seek", "size": 9, "color": "white"})
-            game = white.wire.expect("start")["game"]["id"]
-            started[game] = time.monotonic()
-            black.wire.expect("start")
-            names += [black.name, white.name]
-            # Watched from a process that stays up.
-            for index, player in ((black_index, black), (white_index, white)):
-                if index != 1:
+            for index, player in ((white_index, white), (black_index, black)):
+                game = player.wire.expect("start")["game"]["id"]
+                started.setdefault(game, time.monotonic())
+                if index != 1:  # watched from the processes that stay up
                     watchers.append((game, player.wire))
                 else:
                     player.wire.close()
+
+        with ThreadPoolExecutor(8) as pool:
+            list(pool.map(make_game, range(300)))
+        assert len(started) == 300
         assert time.monotonic() - min(started.values()) < move_time - 2, "the games were made in time"
         servers[1].kill()
         lateness: list[float] = []
-        for game, wire in watchers:
+        for game, wire in sorted(watchers, key=lambda watcher: started[watcher[0]]):
             left = started[game] + move_time + 3 - time.monotonic()
             over = wire.expect("over", timeout=max(0.1, left))
             lateness.append(time.monotonic() - (started[game] + move_time))
@@ -471,3 +286,33 @@ def test_postgres_restarted_under_load_loses_no_acknowledged_turn() -> None:
         stop_site(servers)
         cluster.stop()
 
+
+
+def test_nobody_loses_on_time_while_the_database_is_away() -> None:
+    move_time = 3.0
+    cluster = PostgresCluster()
+    servers: list[ServerProcess] = []
+    try:
+        servers = start_site(cluster.new_database(), move_time, count=2)
+        black, white, game = start_cross_game(servers, 0, "Xaway")
+        cluster.stop_server()
+        time.sleep(move_time + 1.5)  # black's time would have run out
+        cluster.start()
+        black.wire.send(turn_frame(game, 0, "5E"))
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            frame = black.frame()
+            if frame["type"] == "played":
+                break
+            assert frame["type"] == "error" and frame["code"] == "unavailable", frame
+            time.sleep(0.2)
+            black.wire.send(turn_frame(game, 0, "5E"))
+        else:
+            raise AssertionError("the move never went through")
+        assert frame["ply"] == 0
+        assert white.frame()["type"] == "played"
+        state = white.wire.sync(game)
+        assert state["status"] == "playing" and state["moves"] == ["5E"], state
+    finally:
+        stop_site(servers)
+        cluster.stop()

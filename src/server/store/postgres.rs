@@ -43,6 +43,8 @@ const MAX_PAYLOAD: usize = 7_900;
 /// A process not seen for this long is taken for dead: its seeks are withdrawn, and if no
 /// process is alive when one starts, the clocks start afresh.
 const ALIVE_WITHIN: &str = "3 seconds";
+/// The time left to every player to move after the database was away.
+const GRACE: Duration = Duration::from_secs(30);
 
 /// Whether `--db` names a PostgreSQL database rather than an SQLite file: a URL
 /// (`postgresql://`, `postgres://`) or libpq's `key=value` form.
@@ -117,10 +119,24 @@ impl PostgresStore {
         }
     }
 
+    /// Connects again after the connection was lost. Nobody could move meanwhile, so no game
+    /// is lost on time for it: each player to move gets at least [`GRACE`] (or the game's whole
+    /// move time, if shorter) from now; every process that reconnects does the same, once over.
     pub async fn reconnect(&mut self) -> Result<(), StoreError> {
         let client = connect(&self.config).await?;
         self.statements = prepare(&client).await?;
         self.client = client;
+        self.client
+            .execute(
+                &format!(
+                    "UPDATE games SET deadline = greatest(deadline,
+                         clock_timestamp() + least(move_time_ms, {})::float8 * interval '1 millisecond')
+                     WHERE status = 'playing'",
+                    GRACE.as_millis()
+                ),
+                &[],
+            )
+            .await?;
         self.heartbeat().await
     }
 
