@@ -14,6 +14,7 @@ alive and resending an unacknowledged turn with the same `ply`.
 
 from __future__ import annotations
 
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -23,8 +24,8 @@ import pytest
 
 from game_driver import GameDriver, Seat, check_stored, join_drivers, run_drivers, scripted_game, turn_frame
 from gokata import Go
-from postgres_cluster import PostgresCluster
-from server_process import Frame, Player, ServerProcess, Wire, fresh_name, sign_in
+from postgres_cluster import PostgresCluster, free_port
+from server_process import Frame, Player, ServerProcess, Wire, fresh_name, gokata_command, sign_in
 
 PROCESSES = 3
 
@@ -68,8 +69,12 @@ def site(postgres: PostgresCluster) -> Iterator[list[ServerProcess]]:
         stop_site(servers)
 
 
+def database_of_url(url: str) -> str:
+    return url.rsplit("/", 1)[1]
+
+
 def database_of(server: ServerProcess) -> str:
-    return server.db.rsplit("/", 1)[1]
+    return database_of_url(server.db)
 
 
 def start_cross_game(servers: list[ServerProcess], number: int, prefix: str) -> tuple[Seat, Seat, str]:
@@ -316,3 +321,26 @@ def test_nobody_loses_on_time_while_the_database_is_away() -> None:
     finally:
         stop_site(servers)
         cluster.stop()
+
+
+def test_the_database_may_be_named_in_libpq_form_and_its_password_is_never_shown(postgres: PostgresCluster) -> None:
+    name = database_of_url(postgres.new_database())
+    with ServerProcess(f"host=127.0.0.1 port={postgres.port} user=postgres dbname={name}") as server:
+        sign_in(server, fresh_name("Xkv")).wire.ping()
+    with ServerProcess(f"postgresql://postgres:hunter2@127.0.0.1:{postgres.port}/{name}") as server:
+        sign_in(server, fresh_name("Xpw")).wire.ping()
+        assert "postgres:***@127.0.0.1" in server.lines[0], server.lines[0]
+        server.stop()
+        assert "hunter2" not in server.output()
+
+
+def test_an_unreachable_database_is_a_clear_error_at_start() -> None:
+    address = f"postgresql://postgres:hunter2@127.0.0.1:{free_port()}/gokata"
+    started = time.monotonic()
+    done = subprocess.run(
+        gokata_command() + ["serve", "--port", "0", "--db", address], capture_output=True, text=True, timeout=30
+    )
+    assert done.returncode == 1, done
+    assert time.monotonic() - started < 15
+    assert "cannot use the database postgresql://postgres:***@127.0.0.1" in done.stderr, done.stderr
+    assert "hunter2" not in done.stderr + done.stdout
