@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import threading
 from pathlib import Path
 from typing import Callable
 
@@ -116,14 +117,31 @@ def test_the_playouts_docstring_names_its_parameters() -> None:
 
 def readme_python_blocks() -> list[str]:
     blocks = re.findall(r"```python\n(.*?)```", README.read_text(), re.DOTALL)
-    assert len(blocks) >= 3
-    return [block for block in blocks if "gokata.client" not in block]  # that one needs a server
+    assert len(blocks) >= 4
+    assert any("gokata.client" in block for block in blocks), "the Internet play example is among them"
+    return blocks
 
 
 @pytest.mark.parametrize("block", readme_python_blocks(), ids=lambda block: block.splitlines()[0])
-def test_every_readme_example_runs_as_written(block: str) -> None:
-    # The batch example used Go without importing it.
-    exec(compile(block, str(README), "exec"), {})
+def test_every_readme_example_runs_as_written(block: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The batch example used Go without importing it; the Internet play example waited forever
+    # for an opponent. Each runs on its own, in a folder of its own, within a time limit.
+    monkeypatch.chdir(tmp_path)
+    finished = threading.Event()
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            exec(compile(block, str(README), "exec"), {})
+        except BaseException as error:  # reported below
+            errors.append(error)
+        finally:
+            finished.set()
+
+    threading.Thread(target=run, daemon=True).start()
+    assert finished.wait(60), "the example did not finish"
+    if errors:
+        raise errors[0]
 
 
 def test_the_readme_signatures_are_the_real_ones() -> None:
