@@ -344,3 +344,115 @@ def test_an_unreachable_database_is_a_clear_error_at_start() -> None:
     assert time.monotonic() - started < 15
     assert "cannot use the database postgresql://postgres:***@127.0.0.1" in done.stderr, done.stderr
     assert "hunter2" not in done.stderr + done.stdout
+
+
+def test_a_last_pass_sent_through_two_processes_at_once_ends_the_game_once(site: list[ServerProcess]) -> None:
+    a, b, _ = site
+    for trial in range(6):
+        black = sign_in(a, fresh_name("Xpb"))
+        white = sign_in(a, fresh_name("Xpw"))
+        white_elsewhere = sign_in(b, white.name, white.token)
+        black.wire.request({"type": "seek", "size": 9, "color": "black"}, "seeking")
+        white.wire.send({"type": "seek", "size": 9, "color": "white"})
+        game = white.wire.expect("start")["game"]["id"]
+        white_elsewhere.wire.expect("start")
+        black.wire.expect("start")
+        black.wire.send(turn_frame(game, 0, None))
+        for wire in (black.wire, white.wire, white_elsewhere.wire):
+            assert wire.expect("played")["ply"] == 0
+        barrier = threading.Barrier(2)
+
+        def last_pass(wire: Wire) -> None:
+            barrier.wait(5)
+            wire.send(turn_frame(game, 1, None))
+
+        threads = [threading.Thread(target=last_pass, args=(wire,)) for wire in (white.wire, white_elsewhere.wire)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(10)
+        for wire in (black.wire, white.wire, white_elsewhere.wire):
+            kinds = []
+            while "over" not in kinds:
+                kinds.append(wire.recv()["type"])
+            assert kinds.count("played") <= 1 and set(kinds) <= {"played", "over", "state"}, (trial, kinds)
+            # The pass that lost the race is stale: its sender may get the final state, once.
+            try:
+                late = wire.recv(0.3)
+            except TimeoutError:
+                continue
+            assert late["type"] == "state" and late["game"]["status"] == "over", late
+            wire.silent(0.3)
+        assert a.get_json(f"/api/games/{game}")["moves"] == [None, None]
+        records = [a.get_json(f"/api/players/{player.name}") for player in (black, white)]
+        assert sorted((r["wins"], r["losses"]) for r in records) == [(0, 1), (1, 0)], "counted once"
+    for server in site:
+        assert "lost the database" not in server.output() and "refused" not in server.output(), server.output()
+
+
+def test_a_resignation_racing_a_turn_from_another_process_comes_after_it(site: list[ServerProcess]) -> None:
+    a, b, _ = site
+    for _ in range(10):
+        black = sign_in(a, fresh_name("Xrb"))
+        white = sign_in(b, fresh_name("Xrw"))
+        black.wire.request({"type": "seek", "size": 9, "color": "black"}, "seeking")
+        white.wire.send({"type": "seek", "size": 9, "color": "white"})
+        game = white.wire.expect("start")["game"]["id"]
+        black.wire.expect("start")
+        black.wire.send(turn_frame(game, 0, "5E"))
+        black.wire.expect("played")
+        white.wire.expect("played")
+        barrier = threading.Barrier(2)
+
+        def white_moves() -> None:
+            barrier.wait(5)
+            white.wire.send(turn_frame(game, 1, "3C"))
+
+        def black_resigns() -> None:
+            barrier.wait(5)
+            black.wire.send({"type": "resign", "game": game})
+
+        threads = [threading.Thread(target=white_moves), threading.Thread(target=black_resigns)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(10)
+        seen: list[tuple[str, object]] = []
+        while not seen or seen[-1][0] != "over":
+            frame = black.wire.recv()
+            seen.append((frame["type"], frame.get("ply")))
+        stored = a.get_json(f"/api/games/{game}")
+        assert stored["status"] == "over" and stored["reason"] == "resign"
+        if len(stored["moves"]) == 2:
+            assert ("played", 1) in seen, f"black's connection saw {seen} of the stored {stored['moves']}"
+
+
+def test_requests_the_database_cannot_take_change_nothing_and_disturb_nobody(site: list[ServerProcess]) -> None:
+    a = site[0]
+    for path in ("/api/games/%00", "/api/players/%00", "/api/games/%00.sgf", "/api/players/x%00y"):
+        status, body = a.get(path)
+        assert status == 404, (path, status, body)
+    player = sign_in(a, fresh_name("Xnul"))
+    player.wire.error({"type": "sync", "game": "\u0000"}, "unknown_game")
+    player.wire.error({"type": "move", "game": "abc\u0000", "ply": 0, "point": "5E"}, "unknown_game")
+    assert a.get("/health") == (200, {"status": "ok"})
+    time.sleep(0.3)
+    assert "database" not in " ".join(a.errors), a.output()
+
+
+def test_a_server_stops_at_once_while_its_database_is_away() -> None:
+    cluster = PostgresCluster()
+    server = ServerProcess(cluster.new_database())
+    try:
+        server.start()
+        cluster.stop_server()
+        deadline = time.monotonic() + 10
+        while server.get("/health")[0] != 503 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert server.get("/health") == (503, {"status": "the database is unavailable"})
+        stopping = time.monotonic()
+        assert server.stop(timeout=10) == 0, server.output()
+        assert time.monotonic() - stopping < 5
+    finally:
+        server.kill()
+        cluster.stop()

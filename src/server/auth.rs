@@ -47,9 +47,18 @@ pub fn token_matches(token: &str, hash: &[u8; 32]) -> bool {
 }
 
 /// A game id: 12 characters of an alphabet without look-alikes (about 60 bits).
+/// The letters of game ids (no l, o, 0 or 1, which people mistake).
+const GAME_ID_ALPHABET: &[u8; 32] = b"abcdefghijkmnpqrstuvwxyz23456789";
+const GAME_ID_LEN: usize = 12;
+
+/// Whether `id` has the form of the ids `new_game_id` makes.
+pub fn is_game_id(id: &str) -> bool {
+    id.len() == GAME_ID_LEN && id.bytes().all(|b| GAME_ID_ALPHABET.contains(&b))
+}
+
 pub fn new_game_id() -> String {
-    const ALPHABET: &[u8; 32] = b"abcdefghijkmnpqrstuvwxyz23456789";
-    random_bytes::<12>()
+    const ALPHABET: &[u8; 32] = GAME_ID_ALPHABET;
+    random_bytes::<GAME_ID_LEN>()
         .iter()
         .map(|&b| ALPHABET[(b & 31) as usize] as char)
         .collect()

@@ -1,6 +1,7 @@
 //! The HTTP routes: the page, health, the public records and games, and the WebSocket endpoint;
 //! the API limited in requests a second per client address.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use axum::extract::ws::WebSocketUpgrade;
@@ -28,7 +29,8 @@ struct AppState {
     sockets: ConnectionCounts,
 }
 
-pub fn router(hub: mpsc::Sender<Event>, alive: Arc<()>, limits: Limits) -> Router {
+/// `healthy`: whether the hub reaches its database (else `/health` answers 503).
+pub fn router(hub: mpsc::Sender<Event>, alive: Arc<()>, limits: Limits, healthy: Arc<AtomicBool>) -> Router {
     let per_second = f64::from(limits.api_requests_per_second);
     let state = AppState {
         hub,
@@ -56,7 +58,16 @@ pub fn router(hub: mpsc::Sender<Event>, alive: Arc<()>, limits: Limits) -> Route
         )
         .route(
             "/health",
-            get(|| async { json(StatusCode::OK, r#"{"status":"ok"}"#.into()) }),
+            get(move || async move {
+                if healthy.load(Ordering::Relaxed) {
+                    json(StatusCode::OK, r#"{"status":"ok"}"#.into())
+                } else {
+                    json(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        r#"{"status":"the database is unavailable"}"#.into(),
+                    )
+                }
+            }),
         )
         .route("/ws", get(upgrade))
         .merge(api)

@@ -15,11 +15,12 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::net::IpAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 
 use super::auth;
@@ -43,6 +44,8 @@ const MAX_RECONNECT_WAIT: Duration = Duration::from_secs(2);
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outgoing {
     Text(Arc<str>),
+    /// The connection's player is signed in (its `welcome` went just before).
+    SignedIn,
     /// A close frame with this code and reason, after which the connection ends.
     Close(u16, &'static str),
 }
@@ -142,7 +145,25 @@ enum Delivery {
         conn: ConnId,
         token: String,
     },
+    /// The `state` of a live game, made at delivery time: what was stored, not what the batch
+    /// hoped to store.
+    State {
+        conn: ConnId,
+        game: String,
+    },
     Reply(oneshot::Sender<Answer>, Answer),
+    /// An API answer about a live game, made at delivery time likewise.
+    ReplyLive {
+        reply: oneshot::Sender<Answer>,
+        game: String,
+        view: LiveView,
+    },
+}
+
+#[derive(Clone, Copy, Debug)]
+enum LiveView {
+    State,
+    Sgf,
 }
 
 /// A delivery, and the write (by its index in the batch) it announces, if any: it is dropped if
@@ -178,9 +199,15 @@ pub struct Hub {
     /// What other processes changed, read after the batch.
     remote: HashSet<String>,
     remote_everything: bool,
-    /// A store error met while handling the batch: on a shared store the hub reconnects after
-    /// it; on SQLite it stops.
+    /// Games that ended in this batch, for states made at delivery time.
+    ended: HashMap<String, ServerGame>,
+    /// A store error met while handling the batch: on a shared store the hub recovers from it;
+    /// on SQLite it stops.
     failure: Option<StoreError>,
+    /// Whether the store answers (`/health` says so).
+    healthy: Arc<AtomicBool>,
+    /// Set when the server is stopping: ends a wait for a lost database.
+    stopping: Option<watch::Receiver<bool>>,
 }
 
 impl Hub {
@@ -213,7 +240,10 @@ impl Hub {
             ),
             remote: HashSet::new(),
             remote_everything: false,
+            ended: HashMap::new(),
             failure: None,
+            healthy: Arc::new(AtomicBool::new(true)),
+            stopping: None,
         };
         for now in live {
             let game = ServerGame::from_stored(&now.game).map_err(StoreError::Corrupt)?;
@@ -223,6 +253,16 @@ impl Hub {
             hub.arm_clock(&id, remaining);
         }
         Ok(hub)
+    }
+
+    /// Whether the store answers, for `/health`.
+    pub fn health(&self) -> Arc<AtomicBool> {
+        self.healthy.clone()
+    }
+
+    /// Lets a wait for a lost database end when the server stops.
+    pub fn stop_with(&mut self, stopping: watch::Receiver<bool>) {
+        self.stopping = Some(stopping);
     }
 
     /// Handles events until `Shutdown` or until every sender is gone. On SQLite a store error
@@ -285,7 +325,11 @@ impl Hub {
                 if !shared {
                     return Err(error);
                 }
-                self.recover(error).await;
+                // A statement refused on a live connection was answered as such; a lost
+                // connection is waited out.
+                if error.is_connection_lost() && !self.recover(error).await {
+                    return Ok(());
+                }
             }
             if stop {
                 return Ok(());
@@ -314,8 +358,8 @@ impl Hub {
             },
             Event::Disconnected { conn } => self.disconnect(conn).await,
             Event::Query { query, reply } => {
-                let answer = self.answer(query).await;
-                self.deliver_later(None, Delivery::Reply(reply, answer));
+                let delivery = self.answer(query, reply).await;
+                self.deliver_later(None, delivery);
             }
             Event::Remote(Remote::Games(games)) => self.remote.extend(games),
             Event::Remote(Remote::Everything) => self.remote_everything = true,
@@ -622,9 +666,10 @@ impl Hub {
         }
     }
 
-    /// Commits the batch's writes, then starts clocks and delivers, in the order handled. A
-    /// rejected write's game is read again from the store; a failed commit (a shared store
-    /// only) is recovered from before the requests it held are answered.
+    /// Commits the batch's writes, then delivers what it says, in the order handled. A game
+    /// whose write was rejected, or whose result the store counted after a turn this process
+    /// had not seen, is read again first (announcing what it had missed), so that nothing
+    /// delivered shows what was not stored; the sender of a rejected request gets the state.
     async fn commit_and_deliver(&mut self) -> Result<(), StoreError> {
         let writes = std::mem::take(&mut self.writes);
         let origins = std::mem::take(&mut self.origins);
@@ -640,25 +685,46 @@ impl Hub {
                 Err(error) => return Err(error),
             }
         };
-        let mut rejected = Vec::new();
+        let mut reread: HashSet<String> = HashSet::new();
+        // A last pass and its result are two writes of one request: one state answers both.
+        let mut stale: Vec<(ConnId, String)> = Vec::new();
         for (index, (write, outcome)) in writes.iter().zip(&outcomes).enumerate() {
             match (write, outcome) {
                 (_, Outcome::Rejected) => {
-                    if let Some(live) = self.games.get_mut(write.game()) {
-                        live.dirty = true;
+                    reread.insert(write.game().to_string());
+                    if let Some(conn) = origins[index] {
+                        let request = (conn, write.game().to_string());
+                        if !stale.contains(&request) {
+                            stale.push(request);
+                        }
                     }
-                    rejected.push((write.game().to_string(), origins[index]));
                 }
                 (Write::Turn { game, ply, .. }, _) => {
                     if let Some(live) = self.games.get_mut(game) {
                         live.announced = live.announced.max(ply + 1);
                     }
                 }
+                (Write::Finish { game, .. }, Outcome::Finished { plies, .. }) => {
+                    let known = self.games.get(game).map(|live| live.game.moves().len());
+                    if known.is_some_and(|known| known != *plies) {
+                        reread.insert(game.clone());
+                    }
+                }
                 _ => {}
             }
         }
+        for game in &reread {
+            if let Some(live) = self.games.get_mut(game) {
+                live.dirty = true;
+            }
+        }
+        if !reread.is_empty() {
+            if let Err(error) = self.catch_up(reread.iter().cloned().collect()).await {
+                self.failure.get_or_insert(error);
+            }
+        }
         for (game_id, write) in std::mem::take(&mut self.clocks_to_start) {
-            if outcomes[write] != Outcome::Rejected {
+            if outcomes[write] != Outcome::Rejected && !reread.contains(&game_id) {
                 let move_time = self.games.get(&game_id).map(|live| live.game.move_time_ms);
                 if let Some(move_time) = move_time {
                     self.arm_clock(&game_id, Duration::from_millis(move_time));
@@ -666,34 +732,31 @@ impl Hub {
             }
         }
         for pending in std::mem::take(&mut self.deliveries) {
-            let records = match pending.after.map(|write| &outcomes[write]) {
-                Some(Outcome::Rejected) => continue,
-                Some(Outcome::Finished(records)) => Some(records),
+            let records = match pending
+                .after
+                .map(|write| (&outcomes[write], writes[write].game()))
+            {
+                Some((Outcome::Rejected, _)) => continue,
+                // The game was read again, and its `over` announced with the turns it missed.
+                Some((Outcome::Finished { .. }, game)) if reread.contains(game) => continue,
+                Some((Outcome::Finished { records, .. }, _)) => Some(records),
                 _ => None,
             };
             self.deliver(pending.delivery, records);
         }
-        if !rejected.is_empty() {
-            let games = rejected.iter().map(|(game, _)| game.clone()).collect();
-            if let Err(error) = self.catch_up(games).await {
-                self.failure.get_or_insert(error);
-                return Ok(());
-            }
-            // As for a stale turn: the sender gets the game as it is.
-            for (game, origin) in rejected {
-                if let Some(conn) = origin {
-                    let _ = self.send_state(conn, &game).await;
-                }
-            }
-            self.flush_deliveries();
+        // As for a stale turn: the sender gets the game as it is.
+        for (conn, game) in stale {
+            let _ = self.send_state(conn, &game).await;
         }
+        self.flush_deliveries();
+        self.ended.clear();
         Ok(())
     }
 
-    /// The commit failed on a shared store: whether it was stored is unknown. What does not
-    /// depend on it is delivered; once the database is back, the games are read again (which
-    /// announces whatever was stored after all), and each request that did not get through is
-    /// refused, to be sent again.
+    /// The commit failed on a shared store: whether it was stored is unknown. Once the store
+    /// answers again, the games are read again (which announces whatever was stored after
+    /// all), then what does not depend on the batch is delivered, and each request that did not
+    /// get through is refused, to be sent again.
     async fn lost_batch(&mut self, writes: &[Write], origins: &[Option<ConnId>], error: StoreError) {
         for write in writes {
             if let Some(live) = self.games.get_mut(write.game()) {
@@ -701,12 +764,16 @@ impl Hub {
             }
         }
         self.clocks_to_start.clear();
-        for pending in std::mem::take(&mut self.deliveries) {
-            if pending.after.is_none() {
-                self.deliver(pending.delivery, None);
-            }
+        let independent: Vec<Pending> = std::mem::take(&mut self.deliveries)
+            .into_iter()
+            .filter(|pending| pending.after.is_none())
+            .collect();
+        if !self.recover(error).await {
+            return;
         }
-        self.recover(error).await;
+        for pending in independent {
+            self.deliver(pending.delivery, None);
+        }
         for (write, origin) in writes.iter().zip(origins) {
             let Some(conn) = *origin else {
                 continue;
@@ -726,29 +793,70 @@ impl Hub {
             }
         }
         self.flush_deliveries();
+        self.ended.clear();
     }
 
-    /// Waits for the database to come back, then reads every game again.
-    async fn recover(&mut self, error: StoreError) {
-        eprintln!("gokata serve: lost the database ({error}); reconnecting");
+    /// Waits for a lost database to come back (if the connection was lost), then reads every
+    /// game again. `false` if the server began stopping meanwhile.
+    async fn recover(&mut self, error: StoreError) -> bool {
+        self.healthy.store(false, Ordering::Relaxed);
+        let mut lost = error.is_connection_lost();
+        if lost {
+            eprintln!("gokata serve: lost the database ({error}); reconnecting");
+        } else {
+            eprintln!("gokata serve: the database refused a batch ({error}); reading every game again");
+        }
         let mut wait = Duration::from_millis(50);
+        let mut must_reconnect = lost;
         loop {
-            tokio::time::sleep(wait).await;
-            wait = (wait * 2).min(MAX_RECONNECT_WAIT);
-            if self.store.reconnect().await.is_err() {
-                continue;
+            if must_reconnect {
+                if !self.pause(wait).await {
+                    return false;
+                }
+                wait = (wait * 2).min(MAX_RECONNECT_WAIT);
+                if self.store.reconnect().await.is_err() {
+                    continue;
+                }
             }
             self.remote_everything = true;
             let games = self.remote_games().await;
-            if self.remote_everything {
-                continue;
-            }
-            if self.catch_up(games).await.is_ok() {
-                break;
+            let read = match self.failure.take() {
+                Some(error) => Err(error),
+                None => self.catch_up(games).await,
+            };
+            match read {
+                Ok(()) => break,
+                Err(error) if error.is_connection_lost() => {
+                    lost = true;
+                    must_reconnect = true;
+                }
+                Err(error) => {
+                    // Not a lost connection: trying again would fail the same way.
+                    eprintln!("gokata serve: could not read the games again ({error})");
+                    break;
+                }
             }
         }
+        self.remote_everything = false;
         self.failure = None;
-        eprintln!("gokata serve: the database is back");
+        self.healthy.store(true, Ordering::Relaxed);
+        if lost {
+            eprintln!("gokata serve: the database is back");
+        }
+        true
+    }
+
+    /// Sleeps `wait`; `false` if the server began stopping meanwhile.
+    async fn pause(&mut self, wait: Duration) -> bool {
+        let Some(stopping) = self.stopping.as_mut() else {
+            tokio::time::sleep(wait).await;
+            return true;
+        };
+        let stopped = tokio::select! {
+            () = tokio::time::sleep(wait) => false,
+            _ = stopping.wait_for(|stopping| *stopping) => true,
+        };
+        !stopped && !*stopping.borrow()
     }
 
     /// The games other processes changed, taking them from the batch's list. `Everything`
@@ -796,12 +904,22 @@ impl Hub {
     async fn apply(&mut self, now: GameNow) -> Result<(), StoreError> {
         let corrupt = |problem: String| StoreError::Corrupt(problem);
         let id = now.game.id.clone();
-        let Some(live) = self.games.remove(&id) else {
+        if !self.games.contains_key(&id) {
             if now.game.result.is_none() {
                 self.begin_remote_game(&now)?;
             }
             return Ok(());
+        }
+        // The records are read before the game leaves `games`: if the read fails, the game is
+        // still there for the next catch-up.
+        let records = match now.game.result {
+            Some(_) => Some(Records {
+                black: self.standing(&now.game.black).await?,
+                white: self.standing(&now.game.white).await?,
+            }),
+            None => None,
         };
+        let live = self.games.remove(&id).expect("checked above");
         let queued = live.queued;
         let (mut game, first_ply, new_turns) = if live.dirty {
             // Replayed from the start; what this process announced already is not again.
@@ -825,12 +943,8 @@ impl Hub {
                 self.send_to_player(&player, &text);
             }
         }
-        if let Some(result) = now.game.result {
+        if let (Some(result), Some(records)) = (now.game.result, records) {
             game.set_result(result);
-            let records = Records {
-                black: self.standing(&game.black).await?,
-                white: self.standing(&game.white).await?,
-            };
             self.announce_over(&game, result, &records);
             return Ok(());
         }
@@ -901,10 +1015,38 @@ impl Hub {
                 }
             }
             Delivery::Welcome { conn, token } => self.deliver_welcome(conn, &token),
+            Delivery::State { conn, game } => {
+                if let Some(state) = self.live_view(&game, LiveView::State) {
+                    let text = format!(r#"{{"type":"state","game":{state}}}"#);
+                    self.send(conn, Outgoing::Text(text.into()));
+                }
+            }
             Delivery::Reply(reply, answer) => {
                 let _ = reply.send(answer);
             }
+            Delivery::ReplyLive { reply, game, view } => {
+                let answer = match self.live_view(&game, view) {
+                    Some(body) => Answer::Found(body),
+                    None => Answer::Missing,
+                };
+                let _ = reply.send(answer);
+            }
         }
+    }
+
+    /// A live game (or one that ended in this batch) as STATE JSON or an SGF record, as it is
+    /// now.
+    fn live_view(&self, game_id: &str, view: LiveView) -> Option<String> {
+        let (game, remaining) = match self.games.get(game_id) {
+            Some(live) => (&live.game, self.remaining_ms(live)),
+            None => (self.ended.get(game_id)?, 0),
+        };
+        Some(match view {
+            LiveView::State => {
+                serde_json::to_string(&GameState::of(game, remaining)).expect("a state always serialises")
+            }
+            LiveView::Sgf => game.sgf(),
+        })
     }
 
     /// Delivers what was queued outside a batch's commit (replies while catching up).
@@ -918,6 +1060,7 @@ impl Hub {
     /// longer live here.
     fn announce_over(&mut self, game: &ServerGame, result: GameResult, records: &Records) {
         self.games.remove(&game.id);
+        self.ended.insert(game.id.clone(), game.clone());
         for standing in [&records.black, &records.white] {
             if let Some(player) = self.players.get_mut(&auth::name_key(&standing.name)) {
                 player.record.wins = standing.wins;
@@ -952,14 +1095,18 @@ impl Hub {
         }
         .to_json();
         self.send(conn, Outgoing::Text(text.into()));
+        self.send(conn, Outgoing::SignedIn);
     }
 
     fn state_of<'a>(&self, live: &'a LiveGame) -> GameState<'a> {
-        let remaining = match live.deadline {
+        GameState::of(&live.game, self.remaining_ms(live))
+    }
+
+    fn remaining_ms(&self, live: &LiveGame) -> u64 {
+        match live.deadline {
             Some(deadline) => deadline.saturating_duration_since(Instant::now()).as_millis() as u64,
             None => live.game.move_time_ms,
-        };
-        GameState::of(&live.game, remaining)
+        }
     }
 
     /// `view` of a game's STATE, live or stored; `Ok(None)` if there is no such game.
@@ -979,6 +1126,10 @@ impl Hub {
 
     /// A finished game (or one another process started) from the store.
     async fn stored_game(&mut self, game_id: &str) -> Result<Option<ServerGame>, StoreError> {
+        // No id of another form was ever made: not worth asking the store about.
+        if !auth::is_game_id(game_id) {
+            return Ok(None);
+        }
         let Some(stored) = self.store.game(game_id).await? else {
             return Ok(None);
         };
@@ -987,7 +1138,19 @@ impl Hub {
             .map_err(StoreError::Corrupt)
     }
 
+    /// The game's `state` to `conn`: a live game's made at delivery time, after the batch's
+    /// commit; a finished game's from the store.
     async fn send_state(&mut self, conn: ConnId, game_id: &str) -> Result<(), Refused> {
+        if self.games.contains_key(game_id) || self.ended.contains_key(game_id) {
+            self.deliver_later(
+                None,
+                Delivery::State {
+                    conn,
+                    game: game_id.to_string(),
+                },
+            );
+            return Ok(());
+        }
         let state = self
             .with_state(game_id, |game| ServerMessage::State { game }.to_json())
             .await
@@ -1018,8 +1181,22 @@ impl Hub {
         })
     }
 
-    async fn answer(&mut self, query: Query) -> Answer {
+    /// What a query is answered, once the batch is committed.
+    async fn answer(&mut self, query: Query, reply: oneshot::Sender<Answer>) -> Delivery {
+        let live_view = match &query {
+            Query::GameSgf(id) if self.games.contains_key(id) => Some((id, LiveView::Sgf)),
+            Query::Game(id) if self.games.contains_key(id) => Some((id, LiveView::State)),
+            _ => None,
+        };
+        if let Some((game, view)) = live_view {
+            return Delivery::ReplyLive {
+                reply,
+                game: game.clone(),
+                view,
+            };
+        }
         let answer = match query {
+            Query::Player(name) if auth::check_name(&name).is_err() => Ok(None),
             Query::Player(name) => match self.players.get(&auth::name_key(&name)) {
                 Some(player) => Ok(Some(player.record.clone())),
                 None => self.store.player(&name).await,
@@ -1044,14 +1221,15 @@ impl Hub {
                 .await
             }
         };
-        match answer {
+        let answer = match answer {
             Ok(Some(body)) => Answer::Found(body),
             Ok(None) => Answer::Missing,
             Err(error) => {
                 self.failure.get_or_insert(error);
                 Answer::Unavailable
             }
-        }
+        };
+        Delivery::Reply(reply, answer)
     }
 
     fn pong(&mut self, conn: ConnId, t: &Value) {

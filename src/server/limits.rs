@@ -55,13 +55,14 @@ pub fn client_address(peer: IpAddr, headers: &HeaderMap, behind_proxy: bool) -> 
     if !behind_proxy {
         return peer;
     }
+    // Only the very last entry: an earlier one is whatever the client sent.
     headers
         .get_all("x-forwarded-for")
         .iter()
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(|value| value.split(','))
-        .filter_map(|address| address.trim().parse::<IpAddr>().ok())
         .next_back()
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.rsplit(',').next())
+        .and_then(|address| address.trim().parse::<IpAddr>().ok())
         .unwrap_or(peer)
 }
 
@@ -233,11 +234,16 @@ mod tests {
         let peer: IpAddr = "10.0.0.1".parse().unwrap();
         let mut headers = HeaderMap::new();
         headers.append("x-forwarded-for", "1.2.3.4, 5.6.7.8".parse().unwrap());
-        headers.append("x-forwarded-for", "9.9.9.9, not-an-address".parse().unwrap());
         assert_eq!(client_address(peer, &headers, false), peer);
         assert_eq!(
             client_address(peer, &headers, true),
-            "9.9.9.9".parse::<IpAddr>().unwrap()
+            "5.6.7.8".parse::<IpAddr>().unwrap()
+        );
+        headers.append("x-forwarded-for", "9.9.9.9, not-an-address".parse().unwrap());
+        assert_eq!(
+            client_address(peer, &headers, true),
+            peer,
+            "an entry the proxy did not write is not taken"
         );
         assert_eq!(client_address(peer, &HeaderMap::new(), true), peer);
     }

@@ -218,7 +218,7 @@ pub fn shown_address(database: &str) -> String {
 
 async fn serve(
     listener: TcpListener,
-    hub: Hub,
+    mut hub: Hub,
     changes: Option<Listener>,
     limits: Limits,
     stop: oneshot::Receiver<()>,
@@ -237,6 +237,9 @@ async fn serve(
             }
         });
     }
+    let (stopping_now, mut stopping) = tokio::sync::watch::channel(false);
+    hub.stop_with(stopping.clone());
+    let healthy = hub.health();
     let (hub_done, hub_stopped) = oneshot::channel();
     // The hub has a thread and a single-threaded runtime of its own: its store calls block
     // only it, and it is the one writer.
@@ -253,8 +256,7 @@ async fn serve(
         })
         .map_err(ServerError::Runtime)?;
     let alive = Arc::new(());
-    let app = http::router(events.clone(), alive.clone(), limits);
-    let (stopping_now, mut stopping) = tokio::sync::watch::channel(false);
+    let app = http::router(events.clone(), alive.clone(), limits, healthy);
     let shutdown = async move {
         tokio::select! {
             _ = stop => {},

@@ -3,7 +3,7 @@
 //! Nothing here knows the game.
 
 use std::net::IpAddr;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -32,7 +32,7 @@ const FRAMES_PER_SECOND: f64 = 100.0;
 /// How long the writer may take to flush the last messages after the reader stops, and how
 /// long a client that is being closed has to answer the close frame.
 const FLUSH_TIME: Duration = Duration::from_secs(2);
-/// A connection must say `hello` this soon after it opens.
+/// A connection must be signed in (a `hello` that got `welcome`) this soon after it opens.
 pub const HELLO_TIME: Duration = Duration::from_secs(10);
 /// How often the server pings: well within the silence a connection is allowed
 /// (`accept::IDLE_TIME`), so that a client that answers pings is never taken for gone.
@@ -71,6 +71,10 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, holding: Holding
             let _ = outbox.try_send(Outgoing::Close(code, reason));
         }
     };
+    // Set by the writer when the hub says the player is signed in: a refused hello does not
+    // stop the clock of HELLO_TIME.
+    let signed_in = Arc::new(AtomicBool::new(false));
+    let signed_in_by_writer = signed_in.clone();
     let mut writer = tokio::spawn(async move {
         let mut ping = tokio::time::interval_at(Instant::now() + PING_EVERY, PING_EVERY);
         loop {
@@ -87,6 +91,10 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, holding: Holding
                 }
             };
             let frame = match message {
+                Outgoing::SignedIn => {
+                    signed_in_by_writer.store(true, Ordering::Relaxed);
+                    continue;
+                }
                 Outgoing::Text(text) => Message::Text(text.as_ref().into()),
                 Outgoing::Close(code, reason) => {
                     let close = Message::Close(Some(CloseFrame {
@@ -112,7 +120,7 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, holding: Holding
     let mut linger = false;
     let hello_by = tokio::time::sleep(HELLO_TIME);
     tokio::pin!(hello_by);
-    let mut said_hello = false;
+    let mut hello_checked = false;
     loop {
         let received = tokio::select! {
             received = stream.next() => received,
@@ -120,7 +128,11 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, holding: Holding
                 writer_done = true;
                 break;
             }
-            () = &mut hello_by, if !said_hello => {
+            () = &mut hello_by, if !hello_checked => {
+                hello_checked = true;
+                if signed_in.load(Ordering::Relaxed) {
+                    continue;
+                }
                 let refused = Refused::bad_request(format!(
                     "no hello within {} seconds: the connection is closed",
                     HELLO_TIME.as_secs()
@@ -168,7 +180,6 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, holding: Holding
             linger = true;
             break;
         }
-        said_hello |= matches!(frame, Ok(ClientFrame::Hello { .. }));
         if hub.send(Event::Frame { conn, frame }).await.is_err() {
             break;
         }

@@ -78,9 +78,13 @@ impl Client {
 
     /// The next message; time runs on while the test waits.
     async fn recv(&mut self) -> Value {
-        match self.inbox.recv().await {
-            Some(Outgoing::Text(text)) => serde_json::from_str(&text).unwrap(),
-            other => panic!("expected a message, got {other:?}"),
+        loop {
+            match self.inbox.recv().await {
+                Some(Outgoing::Text(text)) => return serde_json::from_str(&text).unwrap(),
+                // The connection's note that its player signed in: not a message.
+                Some(Outgoing::SignedIn) => continue,
+                other => panic!("expected a message, got {other:?}"),
+            }
         }
     }
 
@@ -423,7 +427,7 @@ async fn a_failing_read_stops_the_hub_instead_of_passing_for_an_unknown_game() {
     let (events, receiver) = mpsc::channel(64);
     let running = tokio::spawn(hub.run(receiver));
     let (mut alice, _) = Client::hello(&events, 1, "alice", None).await;
-    alice.send(json!({"type": "sync", "game": "finished1234"})).await;
+    alice.send(json!({"type": "sync", "game": "finishedabcd"})).await;
     let reply = alice.recv().await;
     assert_eq!(
         reply["code"], "unavailable",

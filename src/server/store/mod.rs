@@ -96,8 +96,12 @@ impl Write {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
     Done,
-    /// A result was counted: the two players' records after it.
-    Finished(Records),
+    /// A result was counted: the two players' records after it, and the turns the game had
+    /// (more than its writer knew of if another process stored a turn just before).
+    Finished {
+        records: Records,
+        plies: usize,
+    },
     /// The game was not as the writer saw it (another process got there first): nothing written.
     Rejected,
 }
@@ -119,6 +123,26 @@ pub enum StoreError {
     Corrupt(String),
     #[error("cannot start the checkpoint thread: {0}")]
     Thread(#[from] std::io::Error),
+}
+
+impl StoreError {
+    /// Whether the connection to the database was lost (reconnect), rather than one statement
+    /// refused on a live connection.
+    pub fn is_connection_lost(&self) -> bool {
+        match self {
+            StoreError::Postgres(error) => {
+                error.is_closed()
+                    || match error.as_db_error() {
+                        None => true,
+                        // Connection exceptions, and the server shutting down or starting.
+                        Some(db) => ["08", "57"]
+                            .iter()
+                            .any(|class| db.code().code().starts_with(class)),
+                    }
+            }
+            _ => false,
+        }
+    }
 }
 
 /// The storage of the game server. One writer per process: calls come from the hub alone.

@@ -16,13 +16,14 @@
 //! One connection writes (the hub is the process's one writer, so there is no pool), and
 //! [`Listener`] keeps a second one for notifications.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::future::poll_fn;
 use std::str::FromStr;
 use std::time::Duration;
 
 use futures_util::future::join_all;
 use tokio::sync::mpsc;
+use tokio_postgres::error::SqlState;
 use tokio_postgres::{AsyncMessage, Client, Config, NoTls, Row, Statement, Transaction};
 
 use super::migrations;
@@ -68,7 +69,11 @@ pub fn parse_address(address: &str) -> Result<Config, String> {
         config.application_name("gokata serve");
     }
     config.connect_timeout(Duration::from_secs(5));
-    config.keepalives_idle(Duration::from_secs(10));
+    // A database gone without a word (its machine, the network) is noticed in seconds.
+    config.keepalives_idle(Duration::from_secs(5));
+    config.keepalives_interval(Duration::from_secs(2));
+    config.keepalives_retries(3);
+    config.tcp_user_timeout(Duration::from_secs(15));
     Ok(config)
 }
 
@@ -224,13 +229,18 @@ impl PostgresStore {
         Ok(rows.iter().map(|row| row.get(0)).collect())
     }
 
-    /// One statement, so the games and their turns are read as of one moment.
+    /// One statement, so the games and their turns are read as of one moment. A game named
+    /// twice is read once, from the earlier ply.
     pub async fn games_now(&mut self, games: &[(String, usize)]) -> Result<Vec<GameNow>, StoreError> {
-        let ids: Vec<&str> = games.iter().map(|(id, _)| id.as_str()).collect();
-        let firsts: Vec<i32> = games
-            .iter()
-            .map(|(_, first)| i32::try_from(*first).unwrap_or(i32::MAX))
-            .collect();
+        let mut firsts_by_id: HashMap<&str, usize> = HashMap::new();
+        for (id, first) in games {
+            let earliest = firsts_by_id.entry(id.as_str()).or_insert(*first);
+            *earliest = (*earliest).min(*first);
+        }
+        let (ids, firsts): (Vec<&str>, Vec<i32>) = firsts_by_id
+            .into_iter()
+            .map(|(id, first)| (id, i32::try_from(first).unwrap_or(i32::MAX)))
+            .unzip();
         let rows = self
             .client
             .query(
@@ -263,11 +273,27 @@ impl PostgresStore {
     }
 
     /// Every write of the batch and the notification, sent at once on one connection
-    /// (pipelined) and committed together.
+    /// (pipelined) and committed together; tried again if PostgreSQL broke a deadlock by
+    /// aborting it (nothing of it was stored).
     pub async fn commit(&mut self, writes: &[Write]) -> Result<Vec<Outcome>, StoreError> {
+        let mut attempt = 0;
+        loop {
+            match self.commit_once(writes).await {
+                Err(StoreError::Postgres(error)) if attempt < 3 && is_retryable(&error) => attempt += 1,
+                other => return other,
+            }
+        }
+    }
+
+    /// The writes go in the order of their games (each game's in their own order), so that two
+    /// processes lock games' rows in one order.
+    async fn commit_once(&mut self, writes: &[Write]) -> Result<Vec<Outcome>, StoreError> {
+        let mut order: Vec<usize> = (0..writes.len()).collect();
+        order.sort_by(|&a, &b| writes[a].game().cmp(writes[b].game()));
         let tx = self.client.transaction().await?;
         let mut seen = HashSet::new();
-        let writing = writes.iter().map(|write| {
+        let writing = order.iter().map(|&index| {
+            let write = &writes[index];
             let chained = !seen.insert(write.game());
             apply(&tx, &self.statements, write, chained)
         });
@@ -275,17 +301,43 @@ impl PostgresStore {
         let payload = notification(&self.instance, writes.iter().map(Write::game));
         let params: [&(dyn tokio_postgres::types::ToSql + Sync); 1] = [&payload];
         let notifying = tx.execute(&self.statements.notify, &params);
-        let (outcomes, notified) = tokio::join!(writing, notifying);
+        let (applied, notified) = tokio::join!(writing, notifying);
         notified?;
-        let outcomes = outcomes.into_iter().collect::<Result<Vec<_>, _>>()?;
+        let mut outcomes = vec![Outcome::Rejected; writes.len()];
+        for (index, outcome) in order.into_iter().zip(applied) {
+            outcomes[index] = outcome?;
+        }
         tx.commit().await?;
         Ok(outcomes)
     }
 
     /// Under the size's row lock: the player's earlier seek and those of dead processes go,
     /// then the oldest fitting seek is paired (its game stored in the same transaction) or the
-    /// new seek waits.
+    /// new seek waits. Tried again when the same player's seek through another process, for
+    /// another size, was stored at the same moment (the second replaces the first).
     pub async fn pair(
+        &mut self,
+        seek: Seek,
+        new_game: impl FnOnce(Pairing) -> StoredGame,
+    ) -> Result<Option<PairedGame>, StoreError> {
+        let mut new_game = Some(new_game);
+        let mut attempt = 0;
+        loop {
+            let make = |pairing| (new_game.take().expect("one game per pairing"))(pairing);
+            match self.pair_once(seek.clone(), make).await {
+                Err(StoreError::Postgres(error))
+                    if attempt < 3
+                        && new_game.is_some()
+                        && (is_retryable(&error) || error.code() == Some(&SqlState::UNIQUE_VIOLATION)) =>
+                {
+                    attempt += 1
+                }
+                other => return other,
+            }
+        }
+    }
+
+    async fn pair_once(
         &mut self,
         seek: Seek,
         new_game: impl FnOnce(Pairing) -> StoredGame,
@@ -364,8 +416,15 @@ async fn connect(config: &Config) -> Result<Client, StoreError> {
         // reconnects.
         let _ = connection.await;
     });
-    // Acknowledged means durable, whatever the database's default.
-    client.batch_execute("SET synchronous_commit = on").await?;
+    // Acknowledged means durable, whatever the database's default. No statement, lock wait or
+    // open transaction may hold a process (or, if the process died, other processes' rows)
+    // for long.
+    client
+        .batch_execute(
+            "SET synchronous_commit = on; SET statement_timeout = '15s'; SET lock_timeout = '10s';
+             SET idle_in_transaction_session_timeout = '15s'",
+        )
+        .await?;
     Ok(client)
 }
 
@@ -391,7 +450,7 @@ async fn prepare(client: &Client) -> Result<Statements, StoreError> {
                      WHERE id = $1 AND status = 'playing'
                        AND (NOT $6::bool OR written_by = pg_current_xact_id())
                        AND ($3 <> 'timeout' OR (plies = $7 AND deadline <= clock_timestamp()))
-                     RETURNING black, white),
+                     RETURNING black, white, plies),
                  won AS (
                      UPDATE players SET wins = wins + 1 FROM ended
                      WHERE players.name = CASE WHEN $2 = 'black' THEN ended.black ELSE ended.white END
@@ -400,7 +459,8 @@ async fn prepare(client: &Client) -> Result<Statements, StoreError> {
                      UPDATE players SET losses = losses + 1 FROM ended
                      WHERE players.name = CASE WHEN $2 = 'black' THEN ended.white ELSE ended.black END
                      RETURNING players.name, players.wins, players.losses)
-                 SELECT won.name, won.wins, won.losses, lost.name, lost.wins, lost.losses FROM won, lost",
+                 SELECT won.name, won.wins, won.losses, lost.name, lost.wins, lost.losses, ended.plies
+                 FROM won, lost, ended",
             )
             .await?,
         new_game: client
@@ -481,7 +541,12 @@ async fn apply(
                 Color::Black => (winner, loser),
                 Color::White => (loser, winner),
             };
-            Ok(Outcome::Finished(Records { black, white }))
+            let plies = usize::try_from(row.get::<_, i32>(6))
+                .map_err(|_| StoreError::Corrupt(format!("game {game}: a negative turn count")))?;
+            Ok(Outcome::Finished {
+                records: Records { black, white },
+                plies,
+            })
         }
     }
 }
@@ -512,6 +577,12 @@ fn game_now(row: &Row) -> Result<GameNow, StoreError> {
             id,
         },
     })
+}
+
+/// A deadlock broken, or a serialization failure: the transaction was aborted whole.
+fn is_retryable(error: &tokio_postgres::Error) -> bool {
+    error.code() == Some(&SqlState::T_R_DEADLOCK_DETECTED)
+        || error.code() == Some(&SqlState::T_R_SERIALIZATION_FAILURE)
 }
 
 fn count(row: &Row, at: usize) -> Result<u32, StoreError> {

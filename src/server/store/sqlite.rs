@@ -288,6 +288,10 @@ impl SqliteStore {
                     if changed == 0 {
                         Outcome::Rejected
                     } else {
+                        let plies: i64 =
+                            tx.query_row("SELECT count(*) FROM turns WHERE game = ?1", [game], |row| {
+                                row.get(0)
+                            })?;
                         let (black, white): (String, String) =
                             tx.query_row("SELECT black, white FROM games WHERE id = ?1", [game], |row| {
                                 Ok((row.get(0)?, row.get(1)?))
@@ -300,10 +304,13 @@ impl SqliteStore {
                             .execute([winner])?;
                         tx.prepare_cached("UPDATE players SET losses = losses + 1 WHERE name = ?1")?
                             .execute([loser])?;
-                        Outcome::Finished(Records {
-                            black: Self::standing(&tx, &black)?,
-                            white: Self::standing(&tx, &white)?,
-                        })
+                        Outcome::Finished {
+                            records: Records {
+                                black: Self::standing(&tx, &black)?,
+                                white: Self::standing(&tx, &white)?,
+                            },
+                            plies: usize::try_from(plies).unwrap_or(0),
+                        }
                     }
                 }
             });
@@ -381,9 +388,10 @@ mod tests {
             plies: 2,
         };
         let outcomes = store.commit(&[finish.clone(), finish]).unwrap();
-        let Outcome::Finished(records) = &outcomes[0] else {
+        let Outcome::Finished { records, plies } = &outcomes[0] else {
             panic!("{outcomes:?}");
         };
+        assert_eq!(*plies, 2);
         assert_eq!((records.white.wins, records.black.losses), (1, 1));
         assert_eq!(outcomes[1], Outcome::Rejected, "counted once");
         drop(store);
