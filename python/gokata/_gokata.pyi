@@ -287,7 +287,8 @@ def svg(
 ) -> str:
     """An SVG picture of ``game``: board, lines, star points, coordinates, stones, the last move
     ringed, the ko point, a caption (side to move, captures), the board as text in ``<desc>``.
-    ``size``: width in pixels; ``marks``: points to cross; ``fill``: points to shade."""
+    ``size``: width in pixels; ``marks``: points to cross; ``fill``: points to shade. The
+    picture's size depends on the board's and the options, never on the position."""
 
 @final
 class Server:

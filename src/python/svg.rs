@@ -19,7 +19,8 @@ pub fn default_svg(game: &Game) -> PyResult<String> {
 /// (`last_move`), the ko point marked, and a caption with the side to move and captures
 /// (`caption`). `size` is the width in pixels (default: none, the picture scales). `marks`:
 /// points to mark with a cross; `fill`: a mapping from points to CSS colours to shade them.
-/// The board as text is in the SVG's `<desc>`.
+/// The board as text is in the SVG's `<desc>`. The picture's size depends on the board's and
+/// the options, never on the position.
 #[pyfunction]
 #[pyo3(signature = (game, size = None, coordinates = true, *, last_move = true, marks = None, fill = None, style = "wood", caption = true))]
 #[allow(clippy::too_many_arguments)]
