@@ -194,6 +194,9 @@ GOOD_STATE = (1, ["...", "...", "..."], "black", None, False, [("black", 1, 1, "
         (*GOOD_STATE[:5], [("black", -1, 1, "black")]),
         (*GOOD_STATE[:5], [("black", 1, 1)]),
         (*GOOD_STATE[:5], [["black", 1, 1, "black", None]]),
+        (*GOOD_STATE[:5], [("black", 1, 1, "black", True)]),  # a legal move marked as breaking the rules
+        (*GOOD_STATE[:5], [("black", 1, 1, "black", 1)]),
+        (*GOOD_STATE[:5], [("black", None, None, "black", True)]),
         (*GOOD_STATE[:5], "turns"),
         GOOD_STATE[:5],
         (*GOOD_STATE, None),

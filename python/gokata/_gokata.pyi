@@ -161,11 +161,13 @@ class Go:
         """A game from SGF (str, or bytes decoded by ``CA[...]``, a byte-order mark or a
         guess): the main line of the file's first game, replayed with the engine's rules.
         ``strict`` raises ``SgfError`` at the file's first problem; ``strict=False`` reads what
-        can be read (``read_sgf_collection`` lists the problems). A board past 25x25 raises
-        ``SgfError`` (a ``ValueError``) naming its size either way."""
+        can be read (``read_sgf_collection`` lists the problems), and a move that breaks the
+        rules is carried out as the record says, a turn on record like any other. A board past
+        25x25 raises ``SgfError`` (a ``ValueError``) naming its size either way."""
     def to_sgf(self) -> str:
         """The game as SGF (``FF[4]``, ``GM[1]``): its size, start position (handicap as ``HA``
-        and ``AB``), whose turn, and every turn; ``Go.from_sgf`` reads it back to the same game."""
+        and ``AB``), whose turn, and every turn; ``Go.from_sgf`` reads it back to the same game
+        (with ``strict=False`` if moves that broke the rules are on record)."""
     def _repr_svg_(self) -> str:
         """The picture Jupyter shows: ``gokata.svg(self)``."""
 

@@ -524,7 +524,8 @@ impl Go {
     }
 
     /// The game as SGF (FF[4]): its size, start position (handicap as `HA` and `AB`), whose
-    /// turn, and every turn on record; `Go.from_sgf` reads it back to the same game.
+    /// turn, and every turn on record; `Go.from_sgf` reads it back to the same game (with
+    /// `strict=False` if moves that broke the rules are on record).
     fn to_sgf(&self, py: Python<'_>) -> PyResult<String> {
         Ok(super::sgf::game_to_sgf(&self.position(py)?))
     }

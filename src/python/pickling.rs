@@ -4,7 +4,8 @@
 //! position before the first turn as strs of `.`, `x`, `o`, the colour to move then, the ko
 //! ban then (`(row, col, colour)` or `None`), whether handicap stones were placed (a `bool`),
 //! and one `(colour, row, col, previous_to_move)` per turn, `row` and `col` both `None` for a
-//! pass. Reading is strict: every part must have exactly the type written (an `int` that is
+//! pass, and a fifth part, `True`, for a move that broke the rules (read leniently from a
+//! record). Reading is strict: every part must have exactly the type written (an `int` that is
 //! not a `bool`, a `bool` that is one), or the state is refused whole.
 
 use pyo3::exceptions::PyValueError;
@@ -23,14 +24,11 @@ pub fn state<'py>(py: Python<'py>, record: &GameRecord) -> PyResult<Bound<'py, P
         .map(|row| row.iter().map(|cell| cell.map_or('.', Color::symbol)).collect())
         .collect();
     let start_ko = record.start_ko.map(|(row, col, color)| (row, col, color.name()));
-    let turns: Vec<_> = record
+    let turns = record
         .turns
         .iter()
-        .map(|turn| {
-            let (row, col) = turn.point.unzip();
-            (turn.color.name(), row, col, turn.previous_to_move.name())
-        })
-        .collect();
+        .map(|turn| turn_state(py, turn))
+        .collect::<PyResult<Vec<_>>>()?;
     (
         VERSION,
         start,
@@ -40,6 +38,16 @@ pub fn state<'py>(py: Python<'py>, record: &GameRecord) -> PyResult<Bound<'py, P
         turns,
     )
         .into_pyobject(py)
+}
+
+fn turn_state<'py>(py: Python<'py>, turn: &TurnRecord) -> PyResult<Bound<'py, PyTuple>> {
+    let (row, col) = turn.point.unzip();
+    let (color, previous) = (turn.color.name(), turn.previous_to_move.name());
+    if turn.forced {
+        (color, row, col, previous, true).into_pyobject(py)
+    } else {
+        (color, row, col, previous).into_pyobject(py)
+    }
 }
 
 fn refused(problem: &str) -> PyErr {
@@ -89,7 +97,7 @@ pub fn record_from_state(state: &Bound<'_, PyAny>) -> PyResult<GameRecord> {
     let turns = sequence(&turns, "the turns")?
         .into_iter()
         .map(|turn| {
-            let [mover, row, col, previous] = parts_of::<4>(&turn, "a turn")?;
+            let ([mover, row, col, previous], forced) = turn_parts(&turn)?;
             let point = match (row.is_none(), col.is_none()) {
                 (true, true) => None,
                 (false, false) => Some((index(&row, "a row")?, index(&col, "a column")?)),
@@ -99,6 +107,7 @@ pub fn record_from_state(state: &Bound<'_, PyAny>) -> PyResult<GameRecord> {
                 color: color(&mover)?,
                 point,
                 previous_to_move: color(&previous)?,
+                forced,
             })
         })
         .collect::<PyResult<_>>()?;
@@ -134,6 +143,19 @@ fn parts_of<'py, const N: usize>(value: &Bound<'py, PyAny>, what: &str) -> PyRes
         .map_err(|_| refused(&format!("{what} is not a tuple")))?;
     <[Bound<'py, PyAny>; N]>::try_from(tuple.iter().collect::<Vec<_>>())
         .map_err(|_| refused(&format!("{what} is not a tuple of {N}")))
+}
+
+/// The four parts of a turn, and whether it broke the rules (a fifth part, a `bool`).
+fn turn_parts<'py>(turn: &Bound<'py, PyAny>) -> PyResult<([Bound<'py, PyAny>; 4], bool)> {
+    let with_fifth = turn.cast::<PyTuple>().is_ok_and(|parts| parts.len() == 5);
+    if !with_fifth {
+        return Ok((parts_of::<4>(turn, "a turn")?, false));
+    }
+    let [mover, row, col, previous, forced] = parts_of::<5>(turn, "a turn")?;
+    if !forced.is_exact_instance_of::<PyBool>() {
+        return Err(refused("a turn's fifth part is not a bool"));
+    }
+    Ok(([mover, row, col, previous], forced.is_truthy()?))
 }
 
 /// A colour, as `state` writes it (any form `Go` reads).
