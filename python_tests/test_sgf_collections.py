@@ -11,7 +11,8 @@ fails the test: it does not skip.
 Every file must read: strict where it is valid, else lenient with its problems listed (and the
 strict error is the first of them). Every game's main line must replay to the same final
 position as sgfmill's reading of the file (where sgfmill accepts it), and every game must write
-back to SGF that reads to the same tree and the same game.
+back to SGF that reads to the same tree and the same game; its replay, a ``Go``, to SGF with
+the same game and every property of the main line.
 """
 
 from __future__ import annotations
@@ -99,6 +100,13 @@ def same_tree(a: SgfGame, b: SgfGame) -> str | None:
     return None
 
 
+def main_line_properties(game: SgfGame) -> list[dict[str, list[str]]]:
+    """The properties of each node of the main line, the root's but those the writer sets."""
+    nodes = [node.properties for node in game.main_line()]
+    nodes[0] = {k: v for k, v in nodes[0].items() if k not in NORMALISED}
+    return nodes
+
+
 def check_file(path: Path, tally: Tally) -> None:
     data = path.read_bytes()
     tally.files += 1
@@ -151,9 +159,15 @@ def check_file(path: Path, tally: Tally) -> None:
             tally.failures.append(f"{where}: writing is not deterministic")
         # The engine's game through Go.to_sgf and Go.from_sgf: the same history (read as
         # leniently as the file, which may break the rules).
-        copy = Go.from_sgf(go.to_sgf(), strict=strict)
+        written = go.to_sgf()
+        copy = Go.from_sgf(written, strict=strict)
         if copy.__getstate__() != go.__getstate__():
             tally.failures.append(f"{where}: Go.to_sgf then Go.from_sgf is another game")
+        # ... which keeps every property of the main line, the game information and the
+        # comments included.
+        (kept,) = gokata.read_sgf_collection(written, strict=strict)
+        if main_line_properties(kept) != main_line_properties(game):
+            tally.failures.append(f"{where}: Go.to_sgf lost properties of the main line")
 
 
 def run(name: str, paths: list[Path]) -> Tally:

@@ -14,12 +14,14 @@ use super::arguments::{
 };
 use super::batch::{self, legal_mask_bytes, score_dict};
 use super::errors::to_py_err;
+use super::info;
 use super::names::point_names;
 use super::pickling;
 use crate::engine::{
     area_score, coord, default_max_moves, game_from_position, playout_until, render, Color, Game, GoError,
     MAX_SIDE,
 };
+use crate::sgf::SgfRecord;
 
 /// A game of Go under the kata's rules: black first, captures, no suicide, and ko: a move may
 /// not recreate the position as it was before the last turn (a pass is a turn). Coordinates
@@ -37,6 +39,9 @@ pub struct Go {
     /// coordinates against it checks it again once it holds the lock ([`Go::lock_with`]).
     size: SharedSize,
     game: Mutex<Game>,
+    /// What the game keeps of the SGF record it was read from, and the game information set on
+    /// it. Locked after `game` when both are.
+    sgf: Mutex<SgfRecord>,
 }
 
 /// A board size that can be read and changed through a shared reference: height and width
@@ -453,7 +458,8 @@ impl Go {
         rolled_back.map_err(to_py_err)
     }
 
-    /// Back to an empty board of the same size, black to move, no history.
+    /// Back to an empty board of the same size, black to move, no history; the game
+    /// information stays.
     fn reset(&self, py: Python<'_>) -> PyResult<()> {
         self.lock(py)?.reset();
         Ok(())
@@ -484,12 +490,10 @@ impl Go {
     /// `__setstate__` with the game's record.
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyType>, Size, Bound<'py, PyTuple>)> {
         let py = slf.py();
-        // The size and the record under one hold, so that they are of the same game.
-        let (size, record) = {
-            let game = slf.get().lock(py)?;
-            (size_of(&game), game.record())
-        };
-        Ok((slf.get_type(), size, pickling::state(py, &record)?))
+        // The size and the state under one hold, so that they are of the same game.
+        let (game, sgf) = slf.get().snapshot(py)?;
+        let state = pickling::state(py, &game.record(), &sgf)?;
+        Ok((slf.get_type(), size_of(&game), state))
     }
 
     fn __getnewargs__(&self) -> Size {
@@ -497,17 +501,18 @@ impl Go {
     }
 
     fn __getstate__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let record = self.lock(py)?.record();
-        pickling::state(py, &record)
+        let (game, sgf) = self.snapshot(py)?;
+        pickling::state(py, &game.record(), &sgf)
     }
 
     /// Replaces the game with the one `state` describes, whatever its size: the board size,
-    /// the position and the whole history become the state's. A malformed state raises
-    /// `ValueError` and changes nothing.
+    /// the position, the whole history and the game information become the state's. A
+    /// malformed state raises `ValueError` and changes nothing.
     fn __setstate__(&self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<()> {
-        let record = pickling::record_from_state(state)?;
+        let (record, sgf) = pickling::record_from_state(state)?;
         let game = pickling::replay(&record)?;
         let mut held = self.lock(py)?;
+        *self.lock_sgf(py)? = sgf;
         self.size.set(size_of(&game));
         *held = game;
         Ok(())
@@ -516,7 +521,8 @@ impl Go {
     /// A game from SGF (str or bytes): the main line of the file's first game, replayed with
     /// the engine's rules. `strict` raises `SgfError` (a `ValueError` with `line` and `column`)
     /// at the file's first problem; `strict=False` reads what can be read (see
-    /// `read_sgf_collection` for the list of problems).
+    /// `read_sgf_collection` for the list of problems). The game keeps the record's root and
+    /// main line properties (game information, comments, unknown ones) for `to_sgf`.
     #[staticmethod]
     #[pyo3(signature = (data, strict = true))]
     fn from_sgf(py: Python<'_>, data: &Bound<'_, PyAny>, strict: bool) -> PyResult<Self> {
@@ -524,10 +530,127 @@ impl Go {
     }
 
     /// The game as SGF (FF[4]): its size, start position (handicap as `HA` and `AB`), whose
-    /// turn, and every turn on record; `Go.from_sgf` reads it back to the same game (with
-    /// `strict=False` if moves that broke the rules are on record).
+    /// turn, its game information, and every turn on record; `Go.from_sgf` reads it back to the
+    /// same game (with `strict=False` if moves that broke the rules are on record). A game read
+    /// from SGF writes the record's properties as read, its nodes as far as the game still
+    /// follows them, then the turns played since.
     fn to_sgf(&self, py: Python<'_>) -> PyResult<String> {
-        Ok(super::sgf::game_to_sgf(&self.position(py)?))
+        let (game, sgf) = self.snapshot(py)?;
+        Ok(super::sgf::game_to_sgf(&game, &sgf))
+    }
+
+    /// `PB`: black's name. Set it (a str, or `None` to remove it) on any game: `to_sgf` writes it.
+    #[getter]
+    fn black_player(&self, py: Python<'_>) -> PyResult<Option<String>> {
+        self.info_text(py, "PB")
+    }
+
+    #[setter]
+    fn set_black_player(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.set_info_text(py, "PB", "black_player", value)
+    }
+
+    /// `PW`: white's name. Set it (a str, or `None` to remove it) on any game: `to_sgf` writes it.
+    #[getter]
+    fn white_player(&self, py: Python<'_>) -> PyResult<Option<String>> {
+        self.info_text(py, "PW")
+    }
+
+    #[setter]
+    fn set_white_player(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.set_info_text(py, "PW", "white_player", value)
+    }
+
+    /// `BR`: black's rank. Set it (a str, or `None` to remove it) on any game: `to_sgf` writes it.
+    #[getter]
+    fn black_rank(&self, py: Python<'_>) -> PyResult<Option<String>> {
+        self.info_text(py, "BR")
+    }
+
+    #[setter]
+    fn set_black_rank(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.set_info_text(py, "BR", "black_rank", value)
+    }
+
+    /// `WR`: white's rank. Set it (a str, or `None` to remove it) on any game: `to_sgf` writes it.
+    #[getter]
+    fn white_rank(&self, py: Python<'_>) -> PyResult<Option<String>> {
+        self.info_text(py, "WR")
+    }
+
+    #[setter]
+    fn set_white_rank(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.set_info_text(py, "WR", "white_rank", value)
+    }
+
+    /// `RE`: `"B+R"`, `"W+3.5"`, `"0"` (a draw)... Set it (a str, or `None` to remove it) on any game: `to_sgf` writes it.
+    #[getter]
+    fn result(&self, py: Python<'_>) -> PyResult<Option<String>> {
+        self.info_text(py, "RE")
+    }
+
+    #[setter]
+    fn set_result(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.set_info_text(py, "RE", "result", value)
+    }
+
+    /// `DT`: `"YYYY-MM-DD"`... Set it (a str, or `None` to remove it) on any game: `to_sgf` writes it.
+    #[getter]
+    fn date(&self, py: Python<'_>) -> PyResult<Option<String>> {
+        self.info_text(py, "DT")
+    }
+
+    #[setter]
+    fn set_date(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.set_info_text(py, "DT", "date", value)
+    }
+
+    /// `EV`: the event. Set it (a str, or `None` to remove it) on any game: `to_sgf` writes it.
+    #[getter]
+    fn event(&self, py: Python<'_>) -> PyResult<Option<String>> {
+        self.info_text(py, "EV")
+    }
+
+    #[setter]
+    fn set_event(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.set_info_text(py, "EV", "event", value)
+    }
+
+    /// `GN`: the game's name. Set it (a str, or `None` to remove it) on any game: `to_sgf` writes it.
+    #[getter]
+    fn game_name(&self, py: Python<'_>) -> PyResult<Option<String>> {
+        self.info_text(py, "GN")
+    }
+
+    #[setter]
+    fn set_game_name(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.set_info_text(py, "GN", "game_name", value)
+    }
+
+    /// `RU`: `"Japanese"`, `"Chinese"`... Set it (a str, or `None` to remove it) on any game: `to_sgf` writes it.
+    #[getter]
+    fn rules(&self, py: Python<'_>) -> PyResult<Option<String>> {
+        self.info_text(py, "RU")
+    }
+
+    #[setter]
+    fn set_rules(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.set_info_text(py, "RU", "rules", value)
+    }
+
+    /// `KM` as a number, `None` without one (or when the record's is not a number). Set it (a
+    /// finite number, or `None` to remove it) on any game: `to_sgf` writes it. `score` and
+    /// `playout` take their own `komi`.
+    #[getter]
+    fn komi(&self, py: Python<'_>) -> PyResult<Option<f64>> {
+        Ok(self.lock_sgf(py)?.komi())
+    }
+
+    #[setter]
+    fn set_komi(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let komi = info::komi(value)?;
+        self.lock_sgf(py)?.set_komi(komi);
+        Ok(())
     }
 
     /// The picture Jupyter shows: `gokata.svg(self)`.
@@ -547,7 +670,8 @@ impl Go {
     }
 
     fn __copy__(&self, py: Python<'_>) -> PyResult<Self> {
-        Ok(Go::with_game(self.position(py)?))
+        let (game, sgf) = self.snapshot(py)?;
+        Ok(Go::with_record(game, sgf))
     }
 
     fn __deepcopy__(&self, py: Python<'_>, _memo: &Bound<'_, PyAny>) -> PyResult<Self> {
@@ -557,9 +681,15 @@ impl Go {
 
 impl Go {
     pub(crate) fn with_game(game: Game) -> Go {
+        Go::with_record(game, SgfRecord::default())
+    }
+
+    /// A game with what it keeps of an SGF record.
+    pub(crate) fn with_record(game: Game, sgf: SgfRecord) -> Go {
         Go {
             size: SharedSize::new(size_of(&game)),
             game: Mutex::new(game),
+            sgf: Mutex::new(sgf),
         }
     }
 
@@ -598,6 +728,38 @@ impl Go {
     /// A copy of the game, to work on without the lock.
     pub(crate) fn position(&self, py: Python<'_>) -> PyResult<Game> {
         Ok(self.lock(py)?.clone())
+    }
+
+    /// What the game keeps of its SGF record, held until the guard is dropped (as [`Go::lock`]).
+    fn lock_sgf(&self, py: Python<'_>) -> PyResult<MutexGuard<'_, SgfRecord>> {
+        self.sgf.lock_py_attached(py).map_err(|_| {
+            PyRuntimeError::new_err(
+                "this game is unusable: an internal error (a panic) interrupted a call on it",
+            )
+        })
+    }
+
+    /// Copies of the game and of its SGF record, taken together.
+    pub(crate) fn snapshot(&self, py: Python<'_>) -> PyResult<(Game, SgfRecord)> {
+        let game = self.lock(py)?;
+        let sgf = self.lock_sgf(py)?.clone();
+        Ok((game.clone(), sgf))
+    }
+
+    fn info_text(&self, py: Python<'_>, ident: &str) -> PyResult<Option<String>> {
+        Ok(self.lock_sgf(py)?.text(ident))
+    }
+
+    fn set_info_text(
+        &self,
+        py: Python<'_>,
+        ident: &str,
+        name: &str,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let text = info::text(value, name)?;
+        self.lock_sgf(py)?.set_text(ident, text.as_deref());
+        Ok(())
     }
 }
 

@@ -16,12 +16,22 @@ use crate::engine::grid::{grid_of, remove_dead_chains, Grid};
 use crate::engine::{coord, Color, Game, GameRecord, MAX_SIDE};
 
 /// A line of play replayed: the game at its last node, the problems met (rules broken, points
-/// off the board), and how many moves (`B` and `W`, passes included) the line holds.
+/// off the board), how many moves (`B` and `W`, passes included) the line holds, and where
+/// the game's history stood after each node of the line.
 #[derive(Clone)]
 pub struct Replay {
     pub game: Game,
     pub problems: Vec<Problem>,
     pub moves: usize,
+    pub marks: Vec<Mark>,
+}
+
+/// Where a replay's game stood after a node: how many times its history had restarted (see the
+/// module's notes), and how many turns it then held.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mark {
+    pub restarts: usize,
+    pub turns: usize,
 }
 
 /// The private root property that carries a ko ban at the start (`KOBAN[cd:B]`: black may not
@@ -144,6 +154,7 @@ struct Line {
     game: Game,
     strict: bool,
     problems: Vec<Problem>,
+    restarts: usize,
 }
 
 impl Line {
@@ -186,6 +197,7 @@ impl Line {
         self.start = grid;
         self.start_to_move = to_move;
         self.start_ko = ko;
+        self.restarts += 1;
         self.rebuild(line, column)
     }
 
@@ -225,9 +237,11 @@ pub fn replay(tree: &GameTree, node: usize, strict: bool) -> Result<Replay, Prob
         handicap: false,
         strict,
         problems,
+        restarts: 0,
     };
     line.rebuild(root.line, root.column)?;
     let mut moves = 0;
+    let mut marks = Vec::with_capacity(path.len());
     for &index in &path {
         replay_node(
             &mut line,
@@ -237,11 +251,16 @@ pub fn replay(tree: &GameTree, node: usize, strict: bool) -> Result<Replay, Prob
             height,
             width,
         )?;
+        marks.push(Mark {
+            restarts: line.restarts,
+            turns: line.game.turns_played(),
+        });
     }
     Ok(Replay {
         game: line.game,
         problems: line.problems,
         moves,
+        marks,
     })
 }
 
