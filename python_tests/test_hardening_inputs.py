@@ -6,16 +6,18 @@ finite number and its errors say so."""
 from __future__ import annotations
 
 import math
+import re
 import pickle
 from fractions import Fraction
 from typing import Any, Callable
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
 from gokata import Go, playouts, solve
+from reference_model import COLUMNS, chain_and_liberties, kata_name
 
 FUZZ = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -101,6 +103,153 @@ def test_from_board_never_panics(rows: Any, turn: Any, previous: Any) -> None:
         pickle.loads(pickle.dumps(game))
 
     only_value_or_type_errors(set_up)
+
+
+# from_board: inputs of every shape, each reaching its error (never a panic)
+
+EMPTY, BLACK, WHITE = ".-+", "xXBb#", "oOWw"
+UNKNOWN = "?qéIz1*"
+"""Characters that are no point's (none of them a space or a quote, which the one-str form
+trims and repr quotes differently)."""
+STONE_MIXES = [".", "...xo", ".xo", "xo", EMPTY + BLACK + WHITE]
+"""From empty boards to full ones, so that chains without a liberty are common."""
+
+
+@st.composite
+def near_boards(draw: st.DrawFn) -> list[str]:
+    """Rows around a board's shape: 0 to 30 rows of 0 to 30 points, some rows then made
+    shorter or longer (past 25 points too), and unknown characters put anywhere, past the 25th
+    column included."""
+    height, width = draw(st.integers(0, 30)), draw(st.integers(0, 30))
+    cell = st.sampled_from(draw(st.sampled_from(STONE_MIXES)))
+    rows = [draw(st.text(cell, min_size=width, max_size=width)) for _ in range(height)]
+    for _ in range(draw(st.integers(0, 2)) if rows else 0):
+        r = draw(st.integers(0, len(rows) - 1))
+        rows[r] = draw(st.text(cell, max_size=30))
+    for _ in range(draw(st.integers(0, 2)) if rows else 0):
+        r = draw(st.integers(0, len(rows) - 1))
+        c = draw(st.integers(0, len(rows[r])))  # len: one more point, making the row longer
+        rows[r] = rows[r][:c] + draw(st.sampled_from(UNKNOWN)) + rows[r][c + 1 :]
+    return rows
+
+
+ROW_FORMS: dict[str, Callable[[list[str]], Any]] = {
+    "strs": lambda rows: rows,
+    "tuple of lists of characters": lambda rows: tuple(list(row) for row in rows),
+    "one str of lines": lambda rows: "\n".join(rows),
+}
+
+
+def first_problem(rows: list[str]) -> str | None:
+    """What `from_board` must report first about ``rows`` (a regex), ``None`` for a shape and
+    characters it takes: the size, then ragged rows, then the first unknown character."""
+    height, width = len(rows), len(rows[0]) if rows else 0
+    if not (1 <= height <= 25 and 1 <= width <= 25):
+        return f"a position has 1 to 25 rows of 1 to 25 points, not {height} rows of {width}"
+    for r, row in enumerate(rows):
+        if len(row) != width:
+            return rf"row {r + 1} \(from the top\) has {len(row)} points but the first row has {width}"
+    for r, row in enumerate(rows):
+        for c, character in enumerate(row):
+            if character not in EMPTY + BLACK + WHITE:
+                place = rf"{kata_name(r, c, height)} \(row {r + 1} from the top, column {c + 1}\)"
+                return f"unknown character {re.escape(repr(character))} at {place}"
+    return None
+
+
+def as_board(rows: list[str]) -> list[list[str]]:
+    return [["x" if ch in BLACK else "o" if ch in WHITE else "." for ch in row] for row in rows]
+
+
+def assert_refused_for_no_liberty(message: str, rows: list[str]) -> None:
+    """The message names a chain of ``rows`` that has no liberty."""
+    named = re.search(r"the (black|white) chain at (\d+)([A-Z]) has no liberty", message)
+    assert named is not None, message
+    board = as_board(rows)
+    row, col = len(rows) - int(named[2]), COLUMNS.index(named[3])
+    assert board[row][col] == {"black": "x", "white": "o"}[named[1]]
+    assert not chain_and_liberties(board, row, col)[1], message
+
+
+def a_dead_chain(rows: list[str]) -> bool:
+    board = as_board(rows)
+    return any(
+        cell != "." and not chain_and_liberties(board, r, c)[1]
+        for r, line in enumerate(board)
+        for c, cell in enumerate(line)
+    )
+
+
+def check_from_board(rows: list[str], form: str, previous: list[str] | None) -> None:
+    """`from_board` refuses exactly what the model expects, with its message; else it builds
+    the board."""
+    if form == "one str of lines":
+        rows = one_str_form(rows)
+        previous = None if previous is None else one_str_form(previous)
+    problem = first_problem(rows)
+    if problem is None and a_dead_chain(rows):
+        with pytest.raises(ValueError, match="^invalid position: ") as refused:
+            Go.from_board(ROW_FORMS[form](rows))
+        assert_refused_for_no_liberty(str(refused.value), rows)
+        return
+    previous_problem = None if previous is None else first_problem(previous)
+    if problem is None and previous is not None and previous_problem is None:
+        if a_dead_chain(previous):
+            previous_problem = "previous position: the (black|white) chain at "
+        elif (len(previous), len(previous[0])) != (len(rows), len(rows[0])):
+            previous_problem = f"the previous position is {len(previous)}x{len(previous[0])} but"
+    elif previous_problem is not None:
+        previous_problem = "previous position: " + previous_problem
+    expected = problem or previous_problem
+    given_previous = None if previous is None else ROW_FORMS[form](previous)
+    if expected is None:
+        game = Go.from_board(ROW_FORMS[form](rows), previous=given_previous)
+        assert game.board == as_board(rows)
+        return
+    with pytest.raises(ValueError, match=f"^invalid position: {expected}"):
+        Go.from_board(ROW_FORMS[form](rows), previous=given_previous)
+
+
+def one_str_form(rows: list[str]) -> list[str]:
+    """The rows as the one-str form reads them: empty lines dropped."""
+    return [row for row in rows if row]
+
+
+@FUZZ
+@given(rows=near_boards(), form=st.sampled_from(list(ROW_FORMS)), previous=st.one_of(st.none(), near_boards()))
+def test_from_board_reports_the_first_problem_of_any_shape(rows: list[str], form: str, previous: list[str] | None) -> None:
+    # The old bug: ['..', '.' * 26 + '?'] panicked naming a 27th column letter.
+    check_from_board(rows, form, previous)
+
+
+INPUT_SHAPES: dict[str, Callable[[list[str]], bool]] = {
+    "no row": lambda rows: not rows,
+    "more than 25 rows": lambda rows: len(rows) > 25 and 0 < len(rows[0]) <= 25,
+    "a first row of more than 25 points": lambda rows: len(rows[0]) > 25 if rows else False,
+    "an empty first row": lambda rows: bool(rows) and not rows[0],
+    "a later row of more than 25 points": lambda rows: 0 < len(rows[0]) < 25 and max(map(len, rows)) > 25 if rows else False,
+    "a later row shorter than the first": lambda rows: bool(rows) and 0 < min(map(len, rows[1:]), default=99) < len(rows[0]) <= 25,
+    "an unknown character past the 25th column of a later row": lambda rows: 0 < len(rows[0]) <= 25
+    and any(set(row[25:]) & set(UNKNOWN) for row in rows[1:])
+    if rows
+    else False,
+    "an unknown character past the first row's end": lambda rows: 0 < len(rows[0]) <= 25
+    and any(set(row[len(rows[0]) :]) & set(UNKNOWN) for row in rows[1:])
+    if rows
+    else False,
+    "an unknown character on a board": lambda rows: (first_problem(rows) or "").startswith("unknown"),
+    "a chain without a liberty": lambda rows: first_problem(rows) is None and a_dead_chain(rows),
+    "a board taken": lambda rows: first_problem(rows) is None and not a_dead_chain(rows),
+}
+
+
+@pytest.mark.parametrize("shape", list(INPUT_SHAPES))
+def test_the_fuzzing_reaches_every_shape_of_input(shape: str) -> None:
+    """The strategy above is not a narrow one: it makes each shape of input (so each error
+    path of from_board), and the engine answers it as the model says."""
+    example = find(near_boards(), INPUT_SHAPES[shape], settings=settings(max_examples=5000, database=None))
+    for form in ROW_FORMS:
+        check_from_board(example, form, None)
 
 
 ANYTHING: st.SearchStrategy[Any] = st.recursive(

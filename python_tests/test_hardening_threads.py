@@ -18,6 +18,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
+import gokata
 from gokata import Go, IllegalMoveError, playouts
 
 
@@ -236,6 +237,93 @@ def test_a_list_for_play_many_is_played_in_one_hold() -> None:
         thread.join()
         sys.setswitchinterval(switch)
     assert all(number % 2 == 0 for number in seen)
+
+
+class SlowIndex:
+    """An index whose reading lets other threads run, now and then."""
+
+    def __init__(self, value: int, rng: random.Random) -> None:
+        self.value, self.pause = value, rng.random() < 0.3
+
+    def __index__(self) -> int:
+        if self.pause:
+            time.sleep(0)
+        return self.value
+
+
+def test_states_of_other_sizes_set_while_other_threads_play() -> None:
+    # The size was fixed, so coordinates were read against it without the lock. Now that
+    # __setstate__ changes it, a coordinate read against one size must never be played on a
+    # board of another (past its end) nor named with the other's names.
+    game = Go(9)
+    sizes = [(3, 3), (9, 9), (19, 19), (25, 25), (2, 25), (25, 1)]
+    states = [Go(*size).__getstate__() for size in sizes]
+    errors: list[BaseException] = []
+    stop = time.monotonic() + 3.0
+
+    def resizer(seed: int) -> None:
+        rng = random.Random(seed)
+        try:
+            while time.monotonic() < stop:
+                game.__setstate__(rng.choice(states))
+                time.sleep(0.0005)
+        except BaseException as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    def checked_calls(rng: random.Random) -> None:
+        point = (SlowIndex(rng.randrange(25), rng), SlowIndex(rng.randrange(25), rng))
+        action = rng.randrange(8)
+        if action == 0:
+            game.move(point)
+        elif action == 1:
+            game.play(rng.choice(["black", "white"]), point)
+        elif action == 2:
+            game.play_many([point, None, (SlowIndex(0, rng), SlowIndex(0, rng))])
+        elif action == 3:
+            turns: list[tuple[SlowIndex, SlowIndex] | str] = [point, "pass"]
+            game.play_many(iter(turns))
+        elif action == 4:
+            game.captures(point)
+            assert game.get_position(point) in ".xo" and game.illegal_reason(point) in (None, "occupied", "suicide", "ko", "off-board")
+        elif action == 5:
+            board, moves, mask = game.board, game.legal_moves(), game.legal_mask()
+            assert isinstance(mask, np.ndarray) and mask.shape in sizes
+            assert (len(board), len(board[0])) in sizes and len(moves) <= 625
+        elif action == 6:
+            picture = gokata.svg(game, marks=[point], fill={point: "red"})
+            assert picture.count('class="mark"') == 1
+        else:
+            restored = pickle.loads(pickle.dumps(game))
+            board = restored.board
+            assert (len(board), len(board[0])) == (restored.size["height"], restored.size["width"]) in sizes
+
+    def player(seed: int) -> None:
+        rng = random.Random(seed)
+        try:
+            while time.monotonic() < stop:
+                try:
+                    checked_calls(rng)
+                except IllegalMoveError:
+                    pass
+                except ValueError as error:
+                    assert "off the board" in str(error), error
+        except BaseException as error:  # noqa: BLE001 - reported below (a panic included)
+            errors.append(error)
+
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    threads = [threading.Thread(target=resizer, args=(0,))]
+    threads += [threading.Thread(target=player, args=(seed,)) for seed in range(1, 6)]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(switch)
+    assert errors == []
+    restored = pickle.loads(pickle.dumps(game))
+    assert restored.board == game.board and restored.size == game.size
 
 
 # Ctrl-C during playouts

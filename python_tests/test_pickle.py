@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import gokata
 from game_history import assert_same_history
-from gokata import Go
+from gokata import Go, playouts
 
 COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 
@@ -193,11 +194,15 @@ GOOD_STATE = (1, ["...", "...", "..."], "black", None, False, [("black", 1, 1, "
         (*GOOD_STATE[:5], [("black", -1, 1, "black")]),
         (*GOOD_STATE[:5], [("black", 1, 1)]),
         (*GOOD_STATE[:5], [["black", 1, 1, "black", None]]),
+        (*GOOD_STATE[:5], [("black", 1, 1, "black", True)]),  # a legal move marked as breaking the rules
+        (*GOOD_STATE[:5], [("black", 1, 1, "black", 1)]),
+        (*GOOD_STATE[:5], [("black", None, None, "black", True)]),
         (*GOOD_STATE[:5], "turns"),
         GOOD_STATE[:5],
         (*GOOD_STATE, None),
         list(GOOD_STATE),
-        (1, ["....", "....", "....", "...."], *GOOD_STATE[2:]),  # another size than the game's
+        (1, ["...."] * 4, "black", None, False, [("black", 4, 0, "black")]),  # another size, a move off it
+        (1, ["...."] * 4, "black", None, False, [("black", 0, 0, "black"), ("white", 0, 0, "white")]),  # occupied
         (1, [], *GOOD_STATE[2:]),
         None,
     ],
@@ -210,9 +215,78 @@ def test_malformed_states_are_refused(state: object) -> None:
     with pytest.raises(ValueError):
         game.__setstate__(state)  # type: ignore[arg-type]
     assert game.board[2] == ["o", ".", "."] and game.move_number == 2
+    assert game.size == {"height": 3, "width": 3} and repr(game) == "<Go 3x3, black to move, 2 turns played>"
 
 
 def test_the_good_state_of_the_malformed_ones_replays_a_pass_too() -> None:
     game = Go(3)
     game.__setstate__((*GOOD_STATE[:5], [("black", None, None, "black")]))
     assert game.move_number == 1 and game.turn == "white" and game.board == [["."] * 3] * 3
+
+
+# A state of another size: the game becomes that game, size and all, as Python objects do
+
+
+@settings(max_examples=100, deadline=None)
+@given(game=reachable_games(), other=reachable_games())
+def test_a_state_of_any_size_replaces_the_whole_game(game: Go, other: Go) -> None:
+    # It was refused: "the state is of a 19x19 game, not of this 9x9 one".
+    game.__setstate__(other.__getstate__())
+    assert game.size == other.size and repr(game) == repr(other)
+    assert pickle.dumps(game) == pickle.dumps(other)
+    for color in ("black", "white"):
+        assert game.legal_moves(color) == other.legal_moves(color)
+        assert bytes(game.legal_mask(color)) == bytes(other.legal_mask(color))
+    assert_same_history(other, game)
+
+
+def test_a_game_of_another_size_plays_on_after_setstate() -> None:
+    nineteen = Go(19)
+    nineteen.move("16D", "4Q")
+    game = Go(9)
+    game.move("5E")
+    game.__setstate__(nineteen.__getstate__())
+    assert game.size == {"height": 19, "width": 19} and len(game.board) == 19
+    game.move("17C", "19T")  # off a 9x9 board
+    assert game.get_position("19T") == "o" and game.captures("1A") == [] and game.move_number == 4
+    assert gokata.svg(game, marks=["19T"]).count('class="stone') == 4
+    assert playouts(game, 3, seed=1)["playouts"] == 3 and game.playout(seed=1)["moves"] > 0
+    game.rollback(4)
+    assert game.board == Go(19).board
+    game.__setstate__(Go(2, 3).__getstate__())
+    assert game.size == {"height": 2, "width": 3} and Go.__getnewargs__(game) == (2, 3)
+    with pytest.raises(ValueError, match="off the board"):
+        game.move("3A")
+
+
+class Resizing:
+    """A coordinate whose ``__index__`` gives the game the state of another size ``times``
+    times: reading the arguments changes the size they are read against."""
+
+    def __init__(self, game: Go, value: int, times: int) -> None:
+        self.game, self.value, self.times = game, value, times
+        self.sizes = [Go(9).__getstate__(), Go(5).__getstate__()]
+
+    def __index__(self) -> int:
+        if self.times > 0:
+            self.times -= 1
+            self.game.__setstate__(self.sizes[self.times % 2])
+        return self.value
+
+
+def test_arguments_are_read_again_against_the_size_they_changed_to() -> None:
+    game = Go(19)
+    game.move((Resizing(game, 8, times=1), 8))  # read on 19x19, which the reading made 9x9
+    assert game.size == {"height": 9, "width": 9} and game.move_number == 1
+    assert game.get_position("1J") == "x"
+    game = Go(19)
+    with pytest.raises(ValueError, match="off the board"):
+        game.move((Resizing(game, 12, times=1), 0))  # row 12 is on 19x19, not on 9x9
+    assert game.size == {"height": 9, "width": 9} and game.move_number == 0
+
+
+def test_arguments_that_always_change_the_size_are_a_runtime_error() -> None:
+    game = Go(19)
+    with pytest.raises(RuntimeError, match="changed size each time"):
+        game.move((Resizing(game, 0, times=100), 0))
+    assert game.move_number == 0

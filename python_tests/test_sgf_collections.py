@@ -11,7 +11,8 @@ fails the test: it does not skip.
 Every file must read: strict where it is valid, else lenient with its problems listed (and the
 strict error is the first of them). Every game's main line must replay to the same final
 position as sgfmill's reading of the file (where sgfmill accepts it), and every game must write
-back to SGF that reads to the same tree and the same game.
+back to SGF that reads to the same tree and the same game; its replay, a ``Go``, to SGF with
+the same game and every property of the main line.
 """
 
 from __future__ import annotations
@@ -22,10 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from sgfmill import boards, sgf, sgf_grammar  # type: ignore[import-untyped]
-
 import gokata
 from gokata import Go, SgfError, SgfGame, SgfNode
+from sgfmill_replay import Stones, main_line_boards, stones
 
 GOBAN = Path(os.environ.get("GOKATA_GOBAN_GAMES", "/usr/share/goban"))
 GNUGO = Path(
@@ -69,27 +69,14 @@ def files_of(folder: Path, patterns: tuple[str, ...]) -> list[Path]:
     return found
 
 
-def sgfmill_position(data: bytes, index: int) -> tuple[int, dict[tuple[int, int], str]]:
+def sgfmill_position(data: bytes, index: int) -> tuple[int, Stones]:
     """The final position of game ``index``'s main line as sgfmill reads and plays it: the
-    size and ``{(row from the top, col): 'x' or 'o'}``. Moves onto an occupied point are
-    carried out as the SGF specification says (sgfmill's board refuses them)."""
-    game = sgf.Sgf_game.from_coarse_game_tree(sgf_grammar.parse_sgf_collection(data)[index])
-    size = game.get_size()
-    board = boards.Board(size)
-    for node in game.get_main_sequence():
-        if node.has_setup_stones():
-            board.apply_setup(*node.get_setup_stones())
-        colour, move = node.get_move()
-        if colour is not None and move is not None:
-            row, col = move
-            if board.get(row, col) is not None:
-                board.apply_setup((), (), [(row, col)])
-            board.play(row, col, colour)
-    stones = {
-        (size - 1 - row, col): "x" if colour == "b" else "o"
-        for (colour, (row, col)) in board.list_occupied_points()
-    }
-    return size, stones
+    size and the stones."""
+    board = None
+    for _, board in main_line_boards(data, index):
+        pass
+    assert board is not None
+    return board.side, stones(board)
 
 
 def gokata_position(go: Go) -> dict[tuple[int, int], str]:
@@ -111,6 +98,13 @@ def same_tree(a: SgfGame, b: SgfGame) -> str | None:
             return f"node at line {x.line}: {len(x.children)} != {len(y.children)} children"
         pairs.extend(zip(x.children, y.children))
     return None
+
+
+def main_line_properties(game: SgfGame) -> list[dict[str, list[str]]]:
+    """The properties of each node of the main line, the root's but those the writer sets."""
+    nodes = [node.properties for node in game.main_line()]
+    nodes[0] = {k: v for k, v in nodes[0].items() if k not in NORMALISED}
+    return nodes
 
 
 def check_file(path: Path, tally: Tally) -> None:
@@ -163,10 +157,17 @@ def check_file(path: Path, tally: Tally) -> None:
             tally.failures.append(f"{where}: written back, it replays to another game")
         elif again[0].to_sgf() != text:
             tally.failures.append(f"{where}: writing is not deterministic")
-        # The engine's game through Go.to_sgf and Go.from_sgf: the same history.
-        copy = Go.from_sgf(go.to_sgf())
+        # The engine's game through Go.to_sgf and Go.from_sgf: the same history (read as
+        # leniently as the file, which may break the rules).
+        written = go.to_sgf()
+        copy = Go.from_sgf(written, strict=strict)
         if copy.__getstate__() != go.__getstate__():
             tally.failures.append(f"{where}: Go.to_sgf then Go.from_sgf is another game")
+        # ... which keeps every property of the main line, the game information and the
+        # comments included.
+        (kept,) = gokata.read_sgf_collection(written, strict=strict)
+        if main_line_properties(kept) != main_line_properties(game):
+            tally.failures.append(f"{where}: Go.to_sgf lost properties of the main line")
 
 
 def run(name: str, paths: list[Path]) -> Tally:

@@ -6,12 +6,17 @@ Set GOKATA_PICTURES=DIR to keep the PNGs for looking at."""
 from __future__ import annotations
 
 import os
+import random
+import re
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import gokata
 from gokata import Go
@@ -136,3 +141,62 @@ def test_pictures_render_to_png(tmp_path: Path) -> None:
         assert data[:8] == b"\x89PNG\r\n\x1a\n"
         width = int.from_bytes(data[16:20], "big")
         assert width == 480
+
+
+# The picture's size: the board and the options alone decide it, never the position
+
+OPTIONS: list[dict[str, Any]] = [
+    {},
+    {"size": 480},
+    {"size": 97, "coordinates": False},
+    {"caption": False},
+    {"style": "plain", "last_move": False, "marks": [(0, 0)]},
+]
+
+
+def picture_size(svg: str) -> tuple[str | None, ...]:
+    root = parse(svg)
+    return root.get("viewBox"), root.get("width"), root.get("height")
+
+
+def assert_sizes_as_on_an_empty_board(game: Go) -> None:
+    height, width = game.size["height"], game.size["width"]
+    for options in OPTIONS:
+        empty = picture_size(gokata.svg(Go(height, width), **options))
+        assert picture_size(gokata.svg(game, **options)) == empty, (options, str(game), game.move_number)
+    assert picture_size(game._repr_svg_()) == picture_size(Go(height, width)._repr_svg_())
+
+
+@settings(max_examples=60, deadline=None)
+@given(height=st.integers(1, 25), width=st.integers(1, 25), seed=st.integers(0, 2**32 - 1), turns=st.integers(1, 120))
+def test_every_position_of_a_game_has_the_picture_size_of_its_empty_board(height: int, width: int, seed: int, turns: int) -> None:
+    # The first move added a caption line on a 9x9 board: the picture grew 20 pixels taller.
+    rng = random.Random(seed)
+    game = Go(height, width)
+    for _ in range(turns):
+        legal = game.legal_moves()
+        if legal and rng.random() < 0.9:
+            game.move(rng.choice(legal))
+        else:
+            game.pass_turn()
+        assert_sizes_as_on_an_empty_board(game)
+
+
+def test_more_captures_than_points_keep_the_size() -> None:
+    """On a 1x2 board each side takes the other's stone again and again (a ko: two passes in
+    between), until the captures have more digits than the caption was laid out for."""
+    game = Go(1, 2)
+    while game.move_number < 4000:
+        takes = [point for point in ("1A", "1B") if game.is_legal(point) and game.captures(point)]
+        if takes:
+            game.move(takes[0])
+        elif game.move_number == 0:
+            game.move("1A")
+        else:
+            game.pass_turn()
+        if game.move_number % 500 == 0:
+            assert_sizes_as_on_an_empty_board(game)
+    text = caption(parse(gokata.svg(game)))
+    counts = re.search(r"captures: black (\d+), white (\d+)", text)
+    assert counts is not None and min(int(counts[1]), int(counts[2])) > 99, text
+    assert_sizes_as_on_an_empty_board(game)

@@ -128,60 +128,111 @@ fn captures(game: &Game) -> (usize, usize) {
     (taken_by(Color::Black), taken_by(Color::White))
 }
 
-/// The caption's lines (parts joined while they fit the picture's width) and font size.
+/// The caption's parts at their longest, captures counted up to the board's number of points
+/// (more is rare): they decide the caption's lines and font size, so that a picture's size
+/// depends on the board and the options alone, never on the position (a picture that grew by a
+/// line at the first move made the board jump in a notebook).
+fn longest_parts(points: usize) -> [String; 3] {
+    let most = "9".repeat(points.to_string().len());
+    [
+        "White to move".to_string(),
+        format!("captures: black {most}, white {most}"),
+        "last: white passed".to_string(),
+    ]
+}
+
+/// The caption: lines of the parts of [`longest_parts`] put together, each with its font size;
+/// a line can be empty (no last move yet), and keeps its place.
 struct Caption {
-    lines: Vec<String>,
+    lines: Vec<(String, f64)>,
     font: f64,
 }
 
 impl Caption {
     fn new(game: &Game, width: usize) -> Caption {
-        let (black, white) = captures(game);
-        let mut parts = vec![
-            format!(
-                "{} to move",
-                if game.to_move() == Color::Black {
-                    "Black"
-                } else {
-                    "White"
-                }
-            ),
-            format!("captures: black {black}, white {white}"),
-        ];
-        let record = game.record();
-        if let Some(turn) = record.turns.last() {
-            parts.push(match turn.point {
-                Some((r, c)) => format!(
-                    "last: {} {}",
-                    turn.color,
-                    coord::format(r, c, game.board().height())
-                ),
-                None => format!("last: {} passed", turn.color),
-            });
-        }
-        // DejaVu Sans averages about 0.6 em a character.
-        let mut font = (width as f64 / 24.0).clamp(10.0, 16.0);
-        let fits = |chars: usize, font: f64| chars as f64 * 0.6 * font <= width as f64 - 8.0;
-        let mut lines: Vec<String> = Vec::new();
-        for part in parts {
-            match lines.last_mut() {
-                Some(line) if fits(line.chars().count() + 3 + part.chars().count(), font) => {
-                    line.push_str(" \u{b7} ");
-                    line.push_str(&part);
-                }
-                _ => lines.push(part),
-            }
-        }
-        let longest = lines.iter().map(|l| l.chars().count()).max().unwrap_or(1);
-        if !fits(longest, font) {
-            font = ((width as f64 - 8.0) / (0.6 * longest as f64)).max(5.0);
-        }
+        let points = game.board().height() * game.board().width();
+        let (groups, font) = layout(&longest_parts(points), width);
+        let parts = caption_parts(game);
+        let lines = groups
+            .iter()
+            .map(|group| {
+                let line = group
+                    .iter()
+                    .map(|&i| parts[i].as_str())
+                    .filter(|part| !part.is_empty())
+                    .collect::<Vec<_>>()
+                    .join(" \u{b7} ");
+                // Only more captures than points make a line longer than the longest parts.
+                let line_font = font.min(fitting_font(line.chars().count(), width));
+                (line, line_font)
+            })
+            .collect();
         Caption { lines, font }
     }
 
     fn height(&self) -> usize {
         (self.font * (1.25 * self.lines.len() as f64 + 0.2)).ceil() as usize + 8
     }
+}
+
+/// The side to move, the captures, and the last turn (empty before the first).
+fn caption_parts(game: &Game) -> [String; 3] {
+    let (black, white) = captures(game);
+    let to_move = match game.to_move() {
+        Color::Black => "Black to move",
+        Color::White => "White to move",
+    };
+    let last = match game.record().turns.last() {
+        Some(turn) => match turn.point {
+            Some((r, c)) => format!(
+                "last: {} {}",
+                turn.color,
+                coord::format(r, c, game.board().height())
+            ),
+            None => format!("last: {} passed", turn.color),
+        },
+        None => String::new(),
+    };
+    [
+        to_move.to_string(),
+        format!("captures: black {black}, white {white}"),
+        last,
+    ]
+}
+
+/// Which parts go on each line, and the font size, for a picture `width` wide: the longest
+/// parts joined while they fit, the font made smaller if one of them alone does not.
+fn layout(longest_parts: &[String], width: usize) -> (Vec<Vec<usize>>, f64) {
+    let font = (width as f64 / 24.0).clamp(10.0, 16.0);
+    let fits = |chars: usize| chars as f64 * 0.6 * font <= width as f64 - 8.0;
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut chars_in_last = 0;
+    for (i, part) in longest_parts.iter().enumerate() {
+        let chars = part.chars().count();
+        match groups.last_mut() {
+            Some(group) if fits(chars_in_last + 3 + chars) => {
+                group.push(i);
+                chars_in_last += 3 + chars;
+            }
+            _ => {
+                groups.push(vec![i]);
+                chars_in_last = chars;
+            }
+        }
+    }
+    let longest = longest_parts.iter().map(|p| p.chars().count()).max().unwrap_or(1);
+    let font = if fits(longest) {
+        font
+    } else {
+        fitting_font(longest, width).max(5.0)
+    };
+    (groups, font)
+}
+
+/// The font size at which a line of `chars` characters fills `width` less a margin: DejaVu
+/// Sans averages about 0.6 em a character.
+fn fitting_font(chars: usize, width: usize) -> f64 {
+    (width as f64 - 8.0) / (0.6 * chars.max(1) as f64)
 }
 
 /// The picture; an error names a point off the board or a colour that is not a CSS colour.
@@ -396,13 +447,15 @@ pub fn svg(game: &Game, options: &Picture) -> Result<String, String> {
     }
 
     if let Some(caption) = &caption {
-        for (i, line) in caption.lines.iter().enumerate() {
+        for (i, (line, font)) in caption.lines.iter().enumerate() {
+            if line.is_empty() {
+                continue;
+            }
             let _ = write!(
                 s,
-                "<text class=\"caption\" x=\"{}\" y=\"{:.1}\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"{:.1}\" fill=\"#1a1a1a\" text-anchor=\"middle\">{}</text>",
+                "<text class=\"caption\" x=\"{}\" y=\"{:.1}\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"{font:.1}\" fill=\"#1a1a1a\" text-anchor=\"middle\">{}</text>",
                 total_w / 2,
                 (board_h + 2 * band) as f64 + 4.0 + caption.font * (1.25 * i as f64 + 1.0),
-                caption.font,
                 xml_escape(line)
             );
         }

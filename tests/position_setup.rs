@@ -1,7 +1,9 @@
 //! A position set up from text, with the position before the last move, must answer every
 //! legality question exactly as the game that reached it by play.
 
-use gokata::engine::{game_from_position, Board, Color, Game, IllegalReason, Rng};
+use gokata::engine::{
+    coord, game_from_position, parse_board, Board, Color, Game, GoError, IllegalReason, Rng,
+};
 
 fn rows(board: &Board) -> Vec<Vec<char>> {
     (0..board.height())
@@ -87,6 +89,38 @@ fn a_previous_position_of_another_size_is_an_error() {
     let current = ["...", "...", "..."].map(|r| r.chars().collect::<Vec<_>>());
     let previous = ["..", ".."].map(|r| r.chars().collect::<Vec<_>>());
     assert!(game_from_position(&current, Color::Black, Some(&previous)).is_err());
+}
+
+/// Rows of every width near the limits (the first row's and the others'), with an unknown
+/// character at each place of each row, past the 25th column too: all are refused with a
+/// position error, never a panic, and where the shape is a board's the error names the
+/// character and its point. (A character past the 25th column had its column letter looked up
+/// and panicked.)
+#[test]
+fn an_unknown_character_anywhere_in_any_shape_is_an_error_not_a_panic() {
+    let widths = [0, 1, 2, 24, 25, 26, 27, 31];
+    for height in [1, 2, 3, 25, 26] {
+        for first in widths {
+            for others in widths {
+                let width = |r: usize| if r == 0 { first } else { others };
+                for r in 0..height {
+                    for c in 0..width(r) {
+                        let mut rows: Vec<Vec<char>> = (0..height).map(|i| vec!['.'; width(i)]).collect();
+                        rows[r][c] = '?';
+                        let Err(GoError::Position(problem)) = parse_board(&rows) else {
+                            panic!("{height} rows of {first} then {others}, '?' at ({r}, {c}): not refused");
+                        };
+                        let board_shaped =
+                            height <= 25 && (1..=25).contains(&first) && (height == 1 || others == first);
+                        if board_shaped {
+                            let place = format!("'?' at {} (row {}", coord::format(r, c, height), r + 1);
+                            assert!(problem.contains(&place), "{problem}");
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Handicap stones on a set-up position could leave a chain without liberties (a black stone

@@ -145,11 +145,14 @@ class Go:
     def rollback(self, n: SupportsIndex) -> None:
         """Undoes the last ``n`` turns."""
     def reset(self) -> None:
-        """Back to an empty board of the same size, black to move, no history."""
+        """Back to an empty board of the same size, black to move, no history; the game
+        information stays."""
     def __reduce__(self) -> tuple[type[Go], tuple[int, int], tuple[object, ...]]: ...
     def __getnewargs__(self) -> tuple[int, int]: ...
     def __getstate__(self) -> tuple[object, ...]: ...
-    def __setstate__(self, state: tuple[object, ...]) -> None: ...
+    def __setstate__(self, state: tuple[object, ...]) -> None:
+        """Becomes the game of ``state`` (from ``__getstate__``), whatever its size, with its
+        game information; a malformed state raises ``ValueError`` and changes nothing."""
     def __copy__(self) -> Go: ...
     def __deepcopy__(self, memo: object) -> Go: ...
     def __sizeof__(self) -> int:
@@ -159,11 +162,68 @@ class Go:
         """A game from SGF (str, or bytes decoded by ``CA[...]``, a byte-order mark or a
         guess): the main line of the file's first game, replayed with the engine's rules.
         ``strict`` raises ``SgfError`` at the file's first problem; ``strict=False`` reads what
-        can be read (``read_sgf_collection`` lists the problems). A board past 25x25 raises
-        ``SgfError`` (a ``ValueError``) naming its size either way."""
+        can be read (``read_sgf_collection`` lists the problems), and a move that breaks the
+        rules is carried out as the record says, a turn on record like any other. A board past
+        25x25 raises ``SgfError`` (a ``ValueError``) naming its size either way. The game keeps
+        the record's root and main line properties (game information, comments, unknown
+        properties) for ``to_sgf``."""
     def to_sgf(self) -> str:
         """The game as SGF (``FF[4]``, ``GM[1]``): its size, start position (handicap as ``HA``
-        and ``AB``), whose turn, and every turn; ``Go.from_sgf`` reads it back to the same game."""
+        and ``AB``), whose turn, its game information, and every turn; ``Go.from_sgf`` reads it
+        back to the same game (with ``strict=False`` if moves that broke the rules are on
+        record). A game read from SGF writes the record's properties as read, its nodes as far
+        as the game still follows them, then the turns played since."""
+    @property
+    def black_player(self) -> str | None:
+        """``PB``: black's name. Settable on any game (``None`` removes it); ``to_sgf`` writes it."""
+    @black_player.setter
+    def black_player(self, value: str | None) -> None: ...
+    @property
+    def white_player(self) -> str | None:
+        """``PW``: white's name. Settable on any game (``None`` removes it); ``to_sgf`` writes it."""
+    @white_player.setter
+    def white_player(self, value: str | None) -> None: ...
+    @property
+    def black_rank(self) -> str | None:
+        """``BR``: black's rank. Settable on any game (``None`` removes it); ``to_sgf`` writes it."""
+    @black_rank.setter
+    def black_rank(self, value: str | None) -> None: ...
+    @property
+    def white_rank(self) -> str | None:
+        """``WR``: white's rank. Settable on any game (``None`` removes it); ``to_sgf`` writes it."""
+    @white_rank.setter
+    def white_rank(self, value: str | None) -> None: ...
+    @property
+    def result(self) -> str | None:
+        """``RE``: ``"B+R"``, ``"W+3.5"``, ``"0"`` (a draw)... Settable on any game (``None`` removes it); ``to_sgf`` writes it."""
+    @result.setter
+    def result(self, value: str | None) -> None: ...
+    @property
+    def date(self) -> str | None:
+        """``DT``. Settable on any game (``None`` removes it); ``to_sgf`` writes it."""
+    @date.setter
+    def date(self, value: str | None) -> None: ...
+    @property
+    def event(self) -> str | None:
+        """``EV``. Settable on any game (``None`` removes it); ``to_sgf`` writes it."""
+    @event.setter
+    def event(self, value: str | None) -> None: ...
+    @property
+    def game_name(self) -> str | None:
+        """``GN``. Settable on any game (``None`` removes it); ``to_sgf`` writes it."""
+    @game_name.setter
+    def game_name(self, value: str | None) -> None: ...
+    @property
+    def rules(self) -> str | None:
+        """``RU``. Settable on any game (``None`` removes it); ``to_sgf`` writes it."""
+    @rules.setter
+    def rules(self, value: str | None) -> None: ...
+    @property
+    def komi(self) -> float | None:
+        """``KM`` as a number. Settable on any game (``None`` removes it); ``to_sgf`` writes it.
+        ``score`` and ``playout`` take their own ``komi``."""
+    @komi.setter
+    def komi(self, value: float | None) -> None: ...
     def _repr_svg_(self) -> str:
         """The picture Jupyter shows: ``gokata.svg(self)``."""
 
@@ -287,7 +347,8 @@ def svg(
 ) -> str:
     """An SVG picture of ``game``: board, lines, star points, coordinates, stones, the last move
     ringed, the ko point, a caption (side to move, captures), the board as text in ``<desc>``.
-    ``size``: width in pixels; ``marks``: points to cross; ``fill``: points to shade."""
+    ``size``: width in pixels; ``marks``: points to cross; ``fill``: points to shade. The
+    picture's size depends on the board's and the options, never on the position."""
 
 @final
 class Server:

@@ -91,6 +91,18 @@ impl MoveRecord {
     pub fn point(&self) -> Point {
         self.point
     }
+
+    /// The record of a move carried out against the rules ([`super::Game::play_regardless`]):
+    /// it names the move, and cannot undo it (the game keeps the board as it was instead).
+    pub(super) fn forced(point: Point, color: Color) -> MoveRecord {
+        MoveRecord {
+            point,
+            previous_ko_point: NO_POINT,
+            color,
+            previous_ko_color: color,
+            captured_directions: 0,
+        }
+    }
 }
 
 /// A board of any size from 1x1 to 25x25.

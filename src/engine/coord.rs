@@ -116,6 +116,7 @@ fn column_index(letter: u8) -> Option<usize> {
 }
 
 /// The kata form of `(row, col)` on a board of `height` rows: `(0, 0)` on 9 rows is `"9A"`.
+/// Only for a point of a board (a column past the 25th has no letter): check first.
 pub fn format(row: usize, col: usize, height: usize) -> String {
     format!("{}{}", height - row, COLUMN_LETTERS[col] as char)
 }

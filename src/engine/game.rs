@@ -4,6 +4,7 @@ use super::board::{Board, MoveRecord, Point};
 use super::color::Color;
 use super::coord;
 use super::error::{GoError, IllegalReason};
+use super::grid::{grid_of, place_regardless};
 use super::handicap::handicap_points;
 use super::playout::{playout_until, PlayoutResult};
 use super::record::{GameRecord, TurnRecord};
@@ -16,14 +17,27 @@ struct Turn {
     previous_to_move: Color,
 }
 
+/// A turn the rules forbade, carried out as a game record said
+/// ([`Game::play_regardless`]): its undo record cannot take it back, so the board as it was
+/// before is kept.
+#[derive(Clone)]
+struct ForcedTurn {
+    /// Its index in the history.
+    turn: usize,
+    before: Board,
+}
+
 /// A game under the kata's rules: black moves first, colours alternate (unless a move names its
-/// colour), no suicide, simple ko, and handicap stones only at the start.
+/// colour), no suicide, simple ko, and handicap stones only at the start. Only a game read
+/// from a record can hold turns that broke them ([`Game::play_regardless`]).
 #[derive(Clone)]
 pub struct Game {
     board: Board,
     to_move: Color,
     history: Vec<Turn>,
     handicap_placed: bool,
+    /// The turns of `history` that broke the rules, in order.
+    forced: Vec<ForcedTurn>,
 }
 
 impl Game {
@@ -38,6 +52,7 @@ impl Game {
             to_move,
             history: Vec::new(),
             handicap_placed: false,
+            forced: Vec::new(),
         }
     }
 
@@ -62,6 +77,12 @@ impl Game {
     pub fn heap_bytes(&self) -> usize {
         self.board.memory_bytes() - std::mem::size_of::<Board>()
             + self.history.capacity() * Self::BYTES_PER_TURN
+            + self.forced.capacity() * std::mem::size_of::<ForcedTurn>()
+            + self
+                .forced
+                .iter()
+                .map(|forced| forced.before.memory_bytes() - std::mem::size_of::<Board>())
+                .sum::<usize>()
     }
 
     /// Bytes of memory the game takes in all.
@@ -85,6 +106,39 @@ impl Game {
             }
             Err(reason) => Err(self.illegal_move(color, p, reason)),
         }
+    }
+
+    /// `color` plays at `p` even where the rules forbid it, as a game record may say; then the
+    /// other colour is to move. Without the ko ban the move may be legal (a ko retaken): it is
+    /// then played as usual. Else it is carried out as the SGF specification says: the stone
+    /// placed (replacing one already there), the opponent's chains left without a liberty
+    /// removed, then the mover's own chain if it has none. The turn is on record like any
+    /// other, and rollback undoes it. Returns whether the rules forbade it.
+    pub fn play_regardless(&mut self, color: Color, p: Point) -> bool {
+        if self.board.illegal_reason(p, color).is_none() {
+            self.play_as(color, p).expect("a legal move");
+            return false;
+        }
+        let mut grid = grid_of(&self.board);
+        let mut after = Board::with_stones(&grid).expect("a board's own stones");
+        let record = after.play(p, color).unwrap_or_else(|_| {
+            let (row, col) = self.board.row_col(p);
+            place_regardless(&mut grid, row, col, color);
+            after = Board::with_stones(&grid).expect("a board's own size");
+            MoveRecord::forced(p, color)
+        });
+        let before = std::mem::replace(&mut self.board, after);
+        self.forced.push(ForcedTurn {
+            turn: self.history.len(),
+            before,
+        });
+        self.push_turn(record);
+        true
+    }
+
+    /// Whether turn `index` (from 0) of the history broke the rules.
+    pub fn is_forced(&self, index: usize) -> bool {
+        self.forced.iter().any(|forced| forced.turn == index)
     }
 
     /// Whether `color` may play at `p`, with the error `play_as` would give.
@@ -223,7 +277,12 @@ impl Game {
         }
         for _ in 0..turns {
             let turn = self.history.pop().expect("checked above");
-            self.board.undo(turn.record);
+            match self.forced.last() {
+                Some(forced) if forced.turn == self.history.len() => {
+                    self.board = self.forced.pop().expect("just seen").before;
+                }
+                _ => self.board.undo(turn.record),
+            }
             self.to_move = turn.previous_to_move;
         }
         Ok(())
@@ -250,10 +309,12 @@ impl Game {
         let turns = self
             .history
             .iter()
-            .map(|turn| TurnRecord {
+            .enumerate()
+            .map(|(index, turn)| TurnRecord {
                 color: turn.record.color(),
                 point: (!turn.record.is_pass()).then(|| self.board.row_col(turn.record.point())),
                 previous_to_move: turn.previous_to_move,
+                forced: self.is_forced(index),
             })
             .collect();
         GameRecord {

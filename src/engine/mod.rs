@@ -5,6 +5,7 @@ mod color;
 pub mod coord;
 mod error;
 mod game;
+pub mod grid;
 mod handicap;
 mod parallel;
 mod playout;

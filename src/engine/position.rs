@@ -19,45 +19,60 @@ fn read_cell(ch: char) -> Option<Option<Color>> {
     }
 }
 
-/// A board from rows of characters. Rejects ragged rows, unknown characters, sizes out of
-/// range, and chains without liberties, saying what and where.
+/// A board from rows of characters. Rejects sizes out of range, ragged rows, unknown
+/// characters and chains without liberties, saying what and where.
 pub fn parse_board(rows: &[Vec<char>]) -> Result<Board, GoError> {
-    let bad = |problem: String| GoError::Position(problem);
-    let height = rows.len();
-    let width = rows.first().map_or(0, Vec::len);
-    if !(1..=MAX_SIDE).contains(&height) || !(1..=MAX_SIDE).contains(&width) {
-        return Err(bad(format!(
-            "a position has 1 to 25 rows of 1 to 25 points, not {height} rows of {width}"
-        )));
-    }
+    let height = check_shape(rows)?;
     let stones = rows
         .iter()
         .enumerate()
         .map(|(r, row)| {
             row.iter()
                 .enumerate()
-                .map(|(c, &ch)| {
-                    read_cell(ch).ok_or_else(|| {
-                        bad(format!(
-                            "unknown character {ch:?} at {} (row {} from the top, column {}); use {ALPHABET_HELP}",
-                            coord::format(r, c, height),
-                            r + 1,
-                            c + 1
-                        ))
-                    })
-                })
+                .map(|(c, &ch)| read_cell(ch).ok_or_else(|| unknown_character(ch, r, c, height)))
                 .collect()
         })
         .collect::<Result<Vec<Vec<_>>, _>>()?;
     let board = Board::with_stones(&stones)?;
     if let Some((r, c)) = board.chain_without_liberty() {
         let color = board.stone(board.point(r, c)).expect("a stone");
-        return Err(bad(format!(
+        return Err(GoError::Position(format!(
             "the {color} chain at {} has no liberty",
             coord::format(r, c, height)
         )));
     }
     Ok(board)
+}
+
+/// The height of rows that make a board: 1 to 25 rows, all of the first row's 1 to 25 points.
+/// Checked before any character is read, so that every character is at a point of the board,
+/// which has a name.
+fn check_shape(rows: &[Vec<char>]) -> Result<usize, GoError> {
+    let height = rows.len();
+    let width = rows.first().map_or(0, Vec::len);
+    if !(1..=MAX_SIDE).contains(&height) || !(1..=MAX_SIDE).contains(&width) {
+        return Err(GoError::Position(format!(
+            "a position has 1 to 25 rows of 1 to 25 points, not {height} rows of {width}"
+        )));
+    }
+    match rows.iter().position(|row| row.len() != width) {
+        Some(r) => Err(GoError::Position(format!(
+            "row {} (from the top) has {} points but the first row has {width}",
+            r + 1,
+            rows[r].len()
+        ))),
+        None => Ok(height),
+    }
+}
+
+/// The error for a character that is no point's, at `(r, c)` of a board of `height` rows.
+fn unknown_character(ch: char, r: usize, c: usize, height: usize) -> GoError {
+    GoError::Position(format!(
+        "unknown character {ch:?} at {} (row {} from the top, column {}); use {ALPHABET_HELP}",
+        coord::format(r, c, height),
+        r + 1,
+        c + 1
+    ))
 }
 
 /// A game from a position with `to_move` to play. `previous`, the position before the last

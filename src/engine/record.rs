@@ -6,13 +6,15 @@ use super::color::Color;
 use super::error::GoError;
 use super::game::Game;
 
-/// One turn: who played, where (`None` for a pass), and who was to move before it (the same
-/// colour unless the turn was played out of order with an explicit colour).
+/// One turn: who played, where (`None` for a pass), who was to move before it (the same
+/// colour unless the turn was played out of order with an explicit colour), and whether it
+/// broke the rules, carried out as a game record said ([`Game::play_regardless`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TurnRecord {
     pub color: Color,
     pub point: Option<(usize, usize)>,
     pub previous_to_move: Color,
+    pub forced: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -47,16 +49,24 @@ impl GameRecord {
         let mut game = Game::from_board(board, self.start_to_move);
         game.set_handicap_placed(self.handicap_placed);
         for (number, turn) in self.turns.iter().enumerate() {
+            let bad_turn = |problem: String| bad(format!("turn {}: {problem}", number + 1));
             game.set_to_move(turn.previous_to_move);
             match turn.point {
+                Some(point) if turn.forced => {
+                    let (row, col) = on_board(point)?;
+                    let p = game.board().point(row, col);
+                    if !game.play_regardless(turn.color, p) {
+                        return Err(bad_turn("marked as breaking the rules, but it is legal".into()));
+                    }
+                }
                 Some(point) => {
                     let (row, col) = on_board(point)?;
                     let p = game.board().point(row, col);
-                    game.play_as(turn.color, p)
-                        .map_err(|e| bad(format!("turn {}: {e}", number + 1)))?;
+                    game.play_as(turn.color, p).map_err(|e| bad_turn(e.to_string()))?;
                 }
+                None if turn.forced => return Err(bad_turn("a pass marked as breaking the rules".into())),
                 None if turn.color == turn.previous_to_move => game.pass(),
-                None => return Err(bad(format!("turn {}: a pass out of turn", number + 1))),
+                None => return Err(bad_turn("a pass out of turn".into())),
             }
         }
         Ok(game)

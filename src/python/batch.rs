@@ -8,9 +8,9 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyInt, PyModule};
 
-use super::arguments::{integer, whole_number, Komi, Size};
+use super::arguments::{integer, whole_number, Komi};
 use super::go::Go;
-use crate::engine::{Color, Game, PlayoutPlan, Rng, Score};
+use crate::engine::{default_max_moves, Color, Game, PlayoutPlan, Rng, Score};
 
 /// `{"black": area, "white": area, "komi": komi, "winner": "black" | "white" | "draw"}`.
 pub fn score_dict<'py>(py: Python<'py>, score: &Score) -> PyResult<Bound<'py, PyDict>> {
@@ -42,14 +42,15 @@ pub fn rng(seed: Option<&Bound<'_, PyAny>>) -> PyResult<Rng> {
 }
 
 /// A move cap: a positive int (caps past 2^32 - 1 are that), or `None` for the default, three
-/// moves per point.
-pub fn max_moves((height, width): Size, value: Option<&Bound<'_, PyAny>>) -> PyResult<u32> {
-    let Some(value) = value else {
-        return Ok(3 * (height * width) as u32);
-    };
-    Ok(positive_int(value, "max_moves")?
-        .extract::<u32>()
-        .unwrap_or(u32::MAX))
+/// moves per point of the board ([`default_max_moves`], once the board is copied).
+pub fn max_moves(value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<u32>> {
+    value
+        .map(|value| {
+            Ok(positive_int(value, "max_moves")?
+                .extract::<u32>()
+                .unwrap_or(u32::MAX))
+        })
+        .transpose()
 }
 
 /// How often long work checks for signals (Ctrl-C).
@@ -125,15 +126,16 @@ pub fn playouts<'py>(
     let count = whole_number(n, "n")?;
     let count = u64::try_from(count)
         .map_err(|_| PyValueError::new_err(format!("n must not be negative, not {count}")))?;
-    let game = game.get();
+    let max_moves = self::max_moves(max_moves)?;
+    let (seed, threads) = (self::seed(seed)?, thread_count(threads)?);
+    let position = game.get().position(py)?;
     let plan = PlayoutPlan {
         count,
-        max_moves: self::max_moves(game.board_size(), max_moves)?,
+        max_moves: max_moves.unwrap_or_else(|| default_max_moves(position.board())),
         komi: komi.0,
-        seed: self::seed(seed)?,
-        threads: thread_count(threads)?,
+        seed,
+        threads,
     };
-    let position = game.position(py)?;
     let signals = on_main_thread(py)?;
     let summary =
         py.detach(|| until_interrupted(signals, |stop| position.playouts_until(&plan, stop, SIGNAL_CHECK)))?;

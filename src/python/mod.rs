@@ -4,6 +4,7 @@ mod arguments;
 mod batch;
 mod errors;
 mod go;
+mod info;
 mod names;
 mod native_replay;
 mod pickling;

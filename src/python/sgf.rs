@@ -12,7 +12,7 @@ use super::arguments::type_name;
 use super::errors::sgf_error;
 use super::go::Go;
 use crate::engine::{coord, Color, Game};
-use crate::sgf::{self, GameInfo, GameTree, Node, Problem};
+use crate::sgf::{self, GameTree, Node, Problem, SgfRecord};
 
 /// A file's contents: bytes (decoded by `CA[...]` or a guess) or text.
 enum Data {
@@ -58,14 +58,18 @@ pub fn go_from_sgf(py: Python<'_>, value: &Bound<'_, PyAny>, strict: bool) -> Py
             ),
         ));
     };
-    let end = first.tree.main_line().last().copied().unwrap_or(0);
+    let line = first.tree.main_line();
+    let end = line.last().copied().unwrap_or(0);
     let replayed = sgf::replay(&first.tree, end, strict).map_err(|problem| sgf_error(py, &problem))?;
-    Ok(Go::with_game(replayed.game))
+    Ok(Go::with_record(
+        replayed.game,
+        SgfRecord::read(&first.tree, &line),
+    ))
 }
 
-/// `Go.to_sgf`.
-pub fn game_to_sgf(game: &Game) -> String {
-    sgf::write_game(&game.record(), &GameInfo::default())
+/// `Go.to_sgf`: the game with what it keeps of the record it was read from.
+pub fn game_to_sgf(game: &Game, record: &SgfRecord) -> String {
+    record.write(&game.record())
 }
 
 struct Shared {
@@ -268,7 +272,8 @@ impl SgfGame {
         let replayed = py
             .detach(move || sgf::replay(&shared.game.tree, index, strict))
             .map_err(|problem| sgf_error(py, &problem))?;
-        Ok(Go::with_game(replayed.game))
+        let record = SgfRecord::read(self.tree(), &self.tree().path_to(index));
+        Ok(Go::with_record(replayed.game, record))
     }
 
     /// The game as SGF: every property and variation as read (`FF[4]`, `GM[1]` and
@@ -452,7 +457,8 @@ pub fn write_sgf_collection(py: Python<'_>, games: &Bound<'_, PyAny>) -> PyResul
     for item in games.try_iter()? {
         let item = item?;
         if let Ok(game) = item.cast::<Go>() {
-            out.push_str(&game_to_sgf(&game.get().position(py)?));
+            let (game, record) = game.get().snapshot(py)?;
+            out.push_str(&game_to_sgf(&game, &record));
         } else if let Ok(game) = item.cast::<SgfGame>() {
             out.push_str(&sgf::write_tree(game.get().tree()));
         } else {

@@ -4,7 +4,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyMapping, PyString};
 
-use super::arguments::{point, type_name, whole_number};
+use super::arguments::{point, type_name, whole_number, Size};
 use super::go::Go;
 use crate::engine::Game;
 use crate::picture::{self, Picture, Style};
@@ -19,7 +19,8 @@ pub fn default_svg(game: &Game) -> PyResult<String> {
 /// (`last_move`), the ko point marked, and a caption with the side to move and captures
 /// (`caption`). `size` is the width in pixels (default: none, the picture scales). `marks`:
 /// points to mark with a cross; `fill`: a mapping from points to CSS colours to shade them.
-/// The board as text is in the SVG's `<desc>`.
+/// The board as text is in the SVG's `<desc>`. The picture's size depends on the board's and
+/// the options, never on the position.
 #[pyfunction]
 #[pyo3(signature = (game, size = None, coordinates = true, *, last_move = true, marks = None, fill = None, style = "wood", caption = true))]
 #[allow(clippy::too_many_arguments)]
@@ -37,7 +38,6 @@ pub fn svg(
     let game = game
         .cast::<Go>()
         .map_err(|_| PyTypeError::new_err(format!("svg draws a gokata.Go, not {}", type_name(game))))?;
-    let board_size = game.get().board_size();
     let size = match size {
         None => None,
         Some(value) => {
@@ -59,44 +59,58 @@ pub fn svg(
             )))
         }
     };
-    let mut options = Picture {
+    // The marks and fills are read against the board's size, then the game copied.
+    let (held, (marks, fill)) = game.get().lock_with(py, |board| {
+        Ok((read_marks(board, marks)?, read_fill(board, fill)?))
+    })?;
+    let position = held.clone();
+    drop(held);
+    let options = Picture {
         size,
         coordinates,
         last_move,
+        marks,
+        fill,
         style,
         caption,
-        ..Picture::default()
     };
-    if let Some(marks) = marks {
-        if marks.is_instance_of::<PyString>() {
-            return Err(PyTypeError::new_err(
-                "marks is a collection of coordinates, not one str: use ['7A'], not '7A'",
-            ));
-        }
-        for coord in marks.try_iter()? {
-            options.marks.push(point(board_size, &coord?)?);
-        }
+    picture::svg(&position, &options).map_err(PyValueError::new_err)
+}
+
+/// `marks`: a collection of coordinates on a board of `size`.
+fn read_marks(size: Size, marks: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<(usize, usize)>> {
+    let Some(marks) = marks else {
+        return Ok(Vec::new());
+    };
+    if marks.is_instance_of::<PyString>() {
+        return Err(PyTypeError::new_err(
+            "marks is a collection of coordinates, not one str: use ['7A'], not '7A'",
+        ));
     }
-    if let Some(fill) = fill {
-        let fill = fill.cast::<PyMapping>().map_err(|_| {
+    marks.try_iter()?.map(|coord| point(size, &coord?)).collect()
+}
+
+/// `fill`: a mapping from coordinates on a board of `size` to colours.
+fn read_fill(size: Size, fill: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<((usize, usize), String)>> {
+    let Some(fill) = fill else {
+        return Ok(Vec::new());
+    };
+    let fill = fill.cast::<PyMapping>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "fill is a mapping from coordinates to colours, not {}",
+            type_name(fill)
+        ))
+    })?;
+    let mut shaded = Vec::new();
+    for item in fill.items()?.iter() {
+        let (coord, color): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item.extract()?;
+        let color = color.cast::<PyString>().map_err(|_| {
             PyTypeError::new_err(format!(
-                "fill is a mapping from coordinates to colours, not {}",
-                type_name(fill)
+                "a fill colour is a str such as 'red', not {}",
+                type_name(&color)
             ))
         })?;
-        for item in fill.items()?.iter() {
-            let (coord, color): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item.extract()?;
-            let color = color.cast::<PyString>().map_err(|_| {
-                PyTypeError::new_err(format!(
-                    "a fill colour is a str such as 'red', not {}",
-                    type_name(&color)
-                ))
-            })?;
-            options
-                .fill
-                .push((point(board_size, &coord)?, color.to_str()?.to_owned()));
-        }
+        shaded.push((point(size, &coord)?, color.to_str()?.to_owned()));
     }
-    let position = game.get().position(py)?;
-    picture::svg(&position, &options).map_err(PyValueError::new_err)
+    Ok(shaded)
 }

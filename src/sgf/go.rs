@@ -4,26 +4,34 @@
 //! A replay follows the SGF specification: setup (`AB`, `AW`, `AE`) overwrites points in any
 //! node without captures, `PL` says who moves, `B` and `W` play. A move the rules forbid
 //! (occupied point, suicide, ko) is a problem that names the move number; in lenient mode it is
-//! still carried out as the specification says (the stone placed, opponent chains without
-//! liberties removed, then its own chain if it has none).
+//! still carried out as the specification says ([`Game::play_regardless`]), a turn on record
+//! like any other.
 //!
-//! The engine's game keeps only turns it can undo, so the game a replay returns starts at the
-//! last point the record left the engine's rules: setup stones after the first move, a pass or
-//! a `PL` out of turn, or an illegal move placed in lenient mode. Until such a point, and so for
-//! every game gokata writes, its history holds every move.
+//! The engine's game starts at the last point the record left its turns: setup stones after
+//! the first move, or a pass or a `PL` out of turn. Until such a point, and so for every game
+//! gokata writes, its history holds every move.
 
 use super::tree::{GameTree, Node, Problem, Value};
+use crate::engine::grid::{grid_of, remove_dead_chains, Grid};
 use crate::engine::{coord, Color, Game, GameRecord, MAX_SIDE};
 
-type Grid = Vec<Vec<Option<Color>>>;
-
 /// A line of play replayed: the game at its last node, the problems met (rules broken, points
-/// off the board), and how many moves (`B` and `W`, passes included) the line holds.
+/// off the board), how many moves (`B` and `W`, passes included) the line holds, and where
+/// the game's history stood after each node of the line.
 #[derive(Clone)]
 pub struct Replay {
     pub game: Game,
     pub problems: Vec<Problem>,
     pub moves: usize,
+    pub marks: Vec<Mark>,
+}
+
+/// Where a replay's game stood after a node: how many times its history had restarted (see the
+/// module's notes), and how many turns it then held.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mark {
+    pub restarts: usize,
+    pub turns: usize,
 }
 
 /// The private root property that carries a ko ban at the start (`KOBAN[cd:B]`: black may not
@@ -146,6 +154,7 @@ struct Line {
     game: Game,
     strict: bool,
     problems: Vec<Problem>,
+    restarts: usize,
 }
 
 impl Line {
@@ -173,14 +182,7 @@ impl Line {
     }
 
     fn grid(&self) -> Grid {
-        let board = self.game.board();
-        (0..board.height())
-            .map(|r| {
-                (0..board.width())
-                    .map(|c| board.stone(board.point(r, c)))
-                    .collect()
-            })
-            .collect()
+        grid_of(self.game.board())
     }
 
     /// A new start from the current position (the engine cannot undo past it).
@@ -195,6 +197,7 @@ impl Line {
         self.start = grid;
         self.start_to_move = to_move;
         self.start_ko = ko;
+        self.restarts += 1;
         self.rebuild(line, column)
     }
 
@@ -234,9 +237,11 @@ pub fn replay(tree: &GameTree, node: usize, strict: bool) -> Result<Replay, Prob
         handicap: false,
         strict,
         problems,
+        restarts: 0,
     };
     line.rebuild(root.line, root.column)?;
     let mut moves = 0;
+    let mut marks = Vec::with_capacity(path.len());
     for &index in &path {
         replay_node(
             &mut line,
@@ -246,11 +251,16 @@ pub fn replay(tree: &GameTree, node: usize, strict: bool) -> Result<Replay, Prob
             height,
             width,
         )?;
+        marks.push(Mark {
+            restarts: line.restarts,
+            turns: line.game.turns_played(),
+        });
     }
     Ok(Replay {
         game: line.game,
         problems: line.problems,
         moves,
+        marks,
     })
 }
 
@@ -466,87 +476,8 @@ fn play(
         format!("move {number} ({name}[{}]): {error}", value.raw),
     ))?;
     // Lenient: carried out as the record says.
-    let mut grid = line.grid();
-    let ko = line.game.board().illegal_reason(p, color) == Some(crate::engine::IllegalReason::Ko);
-    if ko {
-        // Without the ban the move is usually an ordinary capture (a ban read from a file
-        // could stand on a suicide point: then it is placed below).
-        line.restart(grid.clone(), color, None, value.line, value.column)?;
-        if line.game.play_as(color, p).is_ok() {
-            return Ok(());
-        }
-    }
-    grid[r][c] = Some(color);
-    for (nr, nc) in neighbours(r, c, height, width) {
-        if grid[nr][nc] == Some(color.opponent()) {
-            let (chain, free) = chain(&grid, nr, nc);
-            if !free {
-                for (sr, sc) in chain {
-                    grid[sr][sc] = None;
-                }
-            }
-        }
-    }
-    let (chain, free) = self::chain(&grid, r, c);
-    if !free {
-        for (sr, sc) in chain {
-            grid[sr][sc] = None;
-        }
-    }
-    line.restart(grid, color.opponent(), None, value.line, value.column)
-}
-
-fn neighbours(r: usize, c: usize, height: usize, width: usize) -> impl Iterator<Item = (usize, usize)> {
-    let candidates = [
-        (r.wrapping_sub(1), c),
-        (r + 1, c),
-        (r, c.wrapping_sub(1)),
-        (r, c + 1),
-    ];
-    candidates
-        .into_iter()
-        .filter(move |&(r, c)| r < height && c < width)
-}
-
-/// The chain through `(r, c)` and whether it has a liberty.
-fn chain(grid: &Grid, r: usize, c: usize) -> (Vec<(usize, usize)>, bool) {
-    let (height, width) = (grid.len(), grid[0].len());
-    let color = grid[r][c];
-    let mut seen = vec![vec![false; width]; height];
-    let mut stack = vec![(r, c)];
-    seen[r][c] = true;
-    let mut stones = Vec::new();
-    let mut free = false;
-    while let Some((r, c)) = stack.pop() {
-        stones.push((r, c));
-        for (nr, nc) in neighbours(r, c, height, width) {
-            if grid[nr][nc].is_none() {
-                free = true;
-            } else if grid[nr][nc] == color && !seen[nr][nc] {
-                seen[nr][nc] = true;
-                stack.push((nr, nc));
-            }
-        }
-    }
-    (stones, free)
-}
-
-/// Removes every chain without a liberty; returns one stone of each, top left first.
-fn remove_dead_chains(grid: &mut Grid) -> Vec<(usize, usize, Color)> {
-    let mut removed = Vec::new();
-    for r in 0..grid.len() {
-        for c in 0..grid[0].len() {
-            let Some(color) = grid[r][c] else { continue };
-            let (stones, free) = chain(grid, r, c);
-            if !free {
-                removed.push((r, c, color));
-                for (sr, sc) in stones {
-                    grid[sr][sc] = None;
-                }
-            }
-        }
-    }
-    removed
+    line.game.play_regardless(color, p);
+    Ok(())
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@
 //! - [`go`]: the Go meaning of a tree: board size, points and point lists, setup stones, whose
 //!   turn, handicap, and the replay of a line of play with the engine's rules.
 //! - [`write`]: deterministic writing of trees and of engine games ([`write_game`]).
+//! - [`record`]: what a game read from SGF keeps of the record, to write back with its turns.
 //!
 //! Reading is strict (the first problem is an error) or lenient (the problems come back with
 //! what could be read): see [`read_collection`].
@@ -18,12 +19,14 @@
 pub mod decode;
 pub mod go;
 pub mod parse;
+mod record;
 mod tree;
 pub mod write;
 
-pub use go::{board_size, replay, Replay};
+pub use go::{board_size, replay, Mark, Replay};
+pub use record::SgfRecord;
 pub use tree::{GameTree, Node, Problem, Property, Value};
-pub use write::{write_collection, write_game, write_tree, GameInfo};
+pub use write::{game_tree, write_collection, write_game, write_tree, GameInfo};
 
 /// One game of a collection as read: its tree, the problems found in it (reading and replaying
 /// its main line), and the encoding its file was read in.

@@ -4,7 +4,7 @@
 
 use super::go::KO_BAN;
 use super::tree::{escape, GameTree, Property, Value};
-use crate::engine::{Color, GameRecord};
+use crate::engine::{Color, GameRecord, TurnRecord};
 
 /// What a written game says about itself besides its moves. Every field is optional.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -31,12 +31,44 @@ fn point(row: usize, col: usize) -> String {
     format!("{}{}", LETTERS[col] as char, LETTERS[row] as char)
 }
 
+impl GameInfo {
+    /// The root properties that say it: `KM`, `PB`, `PW`, `DT`, `RU`, `RE`, then `extra`.
+    pub fn properties(&self) -> Vec<Property> {
+        let mut properties = Vec::new();
+        if let Some(komi) = self.komi.filter(|k| k.is_finite()) {
+            properties.push(Property::new("KM", &[&komi.to_string()]));
+        }
+        let texts = [
+            ("PB", &self.black),
+            ("PW", &self.white),
+            ("DT", &self.date),
+            ("RU", &self.rules),
+            ("RE", &self.result),
+        ];
+        for (ident, text) in texts {
+            if let Some(text) = text {
+                properties.push(Property::new(ident, &[text]));
+            }
+        }
+        for (ident, text) in &self.extra {
+            properties.push(Property::new(ident, &[text]));
+        }
+        properties
+    }
+}
+
 /// An engine game (its [`GameRecord`], from `Game::record`) as an SGF file of one game:
 /// `GM[1]FF[4]CA[UTF-8]AP[gokata:VERSION]SZ[...]`, then `info`'s properties, the start
 /// position (`HA` and `AB` for handicap stones, `AW`, `PL` when the first player is not the one
 /// a reader would assume, a ko ban as the private `KOBAN[cd:B]`), then one node per turn
 /// (`B[]` for a pass). Reading it back gives the same record.
 pub fn write_game(record: &GameRecord, info: &GameInfo) -> String {
+    write_tree(&game_tree(record, &info.properties()))
+}
+
+/// The tree [`write_game`] writes, with `information` (properties of the game, not of its
+/// position) in the root after `SZ`.
+pub fn game_tree(record: &GameRecord, information: &[Property]) -> GameTree {
     let height = record.start.len();
     let width = record.start.first().map_or(0, Vec::len);
     let mut root = vec![
@@ -56,24 +88,7 @@ pub fn write_game(record: &GameRecord, info: &GameInfo) -> String {
         format!("{width}:{height}")
     };
     root.push(Property::new("SZ", &[&size]));
-    if let Some(komi) = info.komi.filter(|k| k.is_finite()) {
-        root.push(Property::new("KM", &[&komi.to_string()]));
-    }
-    let texts = [
-        ("PB", &info.black),
-        ("PW", &info.white),
-        ("DT", &info.date),
-        ("RU", &info.rules),
-        ("RE", &info.result),
-    ];
-    for (ident, text) in texts {
-        if let Some(text) = text {
-            root.push(Property::new(ident, &[text]));
-        }
-    }
-    for (ident, text) in &info.extra {
-        root.push(Property::new(ident, &[text]));
-    }
+    root.extend_from_slice(information);
     let stones = |color: Color| -> Vec<String> {
         let mut points = Vec::new();
         for (r, row) in record.start.iter().enumerate() {
@@ -115,10 +130,15 @@ pub fn write_game(record: &GameRecord, info: &GameInfo) -> String {
     let mut tree = GameTree::with_root(root);
     let mut parent = 0;
     for turn in &record.turns {
-        let value = turn.point.map_or(String::new(), |(r, c)| point(r, c));
-        parent = tree.add_child(parent, vec![Property::new(sgf_color(turn.color), &[&value])]);
+        parent = tree.add_child(parent, vec![move_property(turn)]);
     }
-    write_tree(&tree)
+    tree
+}
+
+/// A turn as a move property: `B[cd]`, `W[]` for a pass.
+pub fn move_property(turn: &TurnRecord) -> Property {
+    let value = turn.point.map_or(String::new(), |(r, c)| point(r, c));
+    Property::new(sgf_color(turn.color), &[&value])
 }
 
 fn sgf_color(color: Color) -> &'static str {
