@@ -1,17 +1,31 @@
-//! Load benchmark of the game server (issue 8). Run:
-//! `cargo bench --bench server_load --features load-bench [-- --quick]`, with `GAMES`
-//! (default 1000), `SECONDS` (default 10) and `RATE` (default 10000; 0 for none) in the
-//! environment. `--quick` (20 games, 2 s, 400 moves/s) only checks that everything works.
+//! Load benchmark of the game server (issues 8 and 19). Run:
+//! `cargo bench --bench server_load --features load-bench [-- --quick]`, with in the environment
+//! `GAMES` (default 1000), `SECONDS` (default 10), `RATE` (default 10000; 0 for none), and for
+//! the PostgreSQL rounds `PROCESSES` (default 3; 0 for no PostgreSQL rounds), `PG_RATE` (default
+//! 5000; 0 for none) and `DB` (a PostgreSQL address, `postgresql://...` or `key=value ...`,
+//! whose user may create databases; without it, a throwaway cluster). `--quick` (20 games, 2 s,
+//! 400 moves/s, 2 processes on a throwaway cluster) only checks that everything works.
 //!
-//! Two loads, each on the server and on the echo ceiling: flat out (every game moves as soon
-//! as the opponent's turn arrives, for the most moves per second; latency is then queueing), and
-//! paced (`RATE` moves per second offered, spread evenly over the games on a fixed schedule,
-//! for the latency at that rate). Each measurement has a fresh server process and database.
-//! The CPU that the server, the generator and the rest of the machine used in the window is
+//! Two setups in one run, each printed as a table, with ratios between them:
+//! - one server process on SQLite (`synchronous=FULL`), and the echo ceiling (below);
+//! - `PROCESSES` server processes on one PostgreSQL database, the players spread over them
+//!   (player `i` on process `i % PROCESSES`, so a game's two players are usually on different
+//!   processes, and a turn reaches the opponent through the database's `NOTIFY`). Without
+//!   `DB`, the benchmark starts a throwaway PostgreSQL cluster as python_tests does (initdb and
+//!   pg_ctl from Debian's `postgresql`, as the postgres user when run as root) with fsync on,
+//!   since the point is to measure durable commits, and removes it at the end.
+//!
+//! Two loads, each on every setup: flat out (every game moves as soon as the opponent's turn
+//! arrives, for the most moves per second; latency is then queueing), and paced (`RATE`, or
+//! `PG_RATE` on PostgreSQL, moves per second offered, spread evenly over the games on a fixed
+//! schedule, for the latency at that rate). Each measurement has fresh server processes and a
+//! fresh database (a new SQLite file; `CREATE DATABASE` on PostgreSQL). Its window starts a
+//! warm-up after every player's first game has started. The CPU that the servers, PostgreSQL
+//! (when the cluster is ours), the generator and the rest of the machine used in the window is
 //! printed with the figures: other builds and tests on a shared machine skew them.
 //!
 //! A Rust load generator plays `GAMES` concurrent random 9x9 games over loopback against the
-//! real server, run as a separate process (this binary re-executed with `--serve DB`), and
+//! real server, run as separate processes (this binary re-executed with `--serve DB`), and
 //! measures moves per second (turns acknowledged by `played`) and the latency from sending a
 //! move to the opponent receiving its `played`. The ceiling is an echo relay on the same stack
 //! (axum 0.8 WebSocket on tokio, this binary with `--echo`), driven by the same generator in the
@@ -27,9 +41,9 @@
 //! when there is none or after 150 turns, and seeks again when the game is over. Anything
 //! wrong fails the run with a nonzero exit: an `error` frame, a `played` out of order or not
 //! matching the engine, a closed connection, a game result the engine disagrees with, or a game
-//! whose stored turns (re-read by `sync` at the end) differ from the turns acknowledged.
-//! Frames are paced below the server's per-connection rate limit (100 frames a second), which
-//! only binds with very few games.
+//! whose stored turns (re-read by `sync` at the end) differ from the turns acknowledged (a lost
+//! or a duplicated turn). Frames are paced below the server's per-connection rate limit (100
+//! frames a second), which only binds with very few games.
 
 use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader, Read};
@@ -46,13 +60,19 @@ use axum::Router;
 use futures_util::{SinkExt, StreamExt};
 use gokata::engine::{area_score, coord, Color, Game, Rng};
 use gokata::server::limits::Limits;
-use gokata::server::{Config, RunningServer};
+use gokata::server::store::is_postgres_address;
+use gokata::server::{shown_address, Config, RunningServer};
 use serde_json::{json, Value};
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, watch, Semaphore};
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 use tokio_tungstenite::WebSocketStream;
+
+#[path = "server_load/postgres.rs"]
+mod postgres;
+
+use postgres::{Databases, Stopper};
 
 const SIZE: usize = 9;
 const KOMI: f64 = 0.5;
@@ -109,8 +129,15 @@ struct Params {
     games: usize,
     seconds: f64,
     warmup: f64,
-    /// The moves per second offered in the paced runs (spread evenly over the games), if any.
+    /// The moves per second offered in the paced runs (spread evenly over the games), if any,
+    /// on SQLite and the echo ceiling.
     rate: Option<f64>,
+    /// The same on PostgreSQL.
+    pg_rate: Option<f64>,
+    /// Server processes on PostgreSQL; none for no PostgreSQL rounds.
+    processes: usize,
+    /// A PostgreSQL server to make the databases on, instead of a throwaway cluster.
+    database: Option<String>,
 }
 
 impl Params {
@@ -121,29 +148,46 @@ impl Params {
                 seconds: 2.0,
                 warmup: 0.5,
                 rate: Some(400.0),
+                pg_rate: Some(400.0),
+                processes: 2,
+                database: None,
             });
         }
         let games = env_number("GAMES", 1000.0)?;
         let seconds = env_number("SECONDS", 10.0)?;
         let rate = env_number("RATE", 10_000.0)?;
+        let pg_rate = env_number("PG_RATE", 5_000.0)?;
+        let processes = env_number("PROCESSES", 3.0)?;
         if !(1.0..=5000.0).contains(&games)
             || !(0.5..=600.0).contains(&seconds)
             || !(0.0..=1e6).contains(&rate)
+            || !(0.0..=1e6).contains(&pg_rate)
+            || !(0.0..=16.0).contains(&processes)
         {
-            return Err("GAMES must be 1 to 5000, SECONDS 0.5 to 600 and RATE 0 to 1e6".into());
+            return Err(
+                "GAMES must be 1 to 5000, SECONDS 0.5 to 600, RATE and PG_RATE 0 to 1e6, and \
+                 PROCESSES 0 to 16"
+                    .into(),
+            );
+        }
+        let database = std::env::var("DB").ok().filter(|db| !db.trim().is_empty());
+        if database.as_deref().is_some_and(|db| !is_postgres_address(db)) {
+            return Err("DB must be a PostgreSQL address (postgresql://... or key=value ...)".into());
         }
         Ok(Params {
             games: games as usize,
             seconds,
             warmup: 1.0,
             rate: (rate > 0.0).then_some(rate),
+            pg_rate: (pg_rate > 0.0).then_some(pg_rate),
+            processes: processes as usize,
+            database,
         })
     }
 
     /// The paced runs' time from one turn of a game to the next.
-    fn interval(&self) -> Option<Duration> {
-        self.rate
-            .map(|rate| Duration::from_secs_f64(self.games as f64 / rate))
+    fn interval(&self, rate: Option<f64>) -> Option<Duration> {
+        rate.map(|rate| Duration::from_secs_f64(self.games as f64 / rate))
     }
 
     fn setup_timeout(&self) -> Duration {
@@ -152,8 +196,8 @@ impl Params {
 
     /// The longest one measurement may take, from starting its server to stopping it.
     fn measurement_budget(&self) -> Duration {
-        SERVER_START_TIMEOUT
-            + self.setup_timeout()
+        SERVER_START_TIMEOUT * self.processes.max(1) as u32
+            + self.setup_timeout() * 2
             + Duration::from_secs_f64(self.warmup + self.seconds)
             + DRAIN_TIMEOUT
             + VERIFY_TIMEOUT
@@ -321,16 +365,19 @@ async fn echo_connection(socket: WebSocket, peers: Peers) {
     let _ = writer.await;
 }
 
-/// A server process: this binary re-executed; killed by the watchdog if the run hangs.
+/// The running server processes by pid, which the watchdog kills if the run hangs.
+type Children = Arc<Mutex<HashMap<u32, Child>>>;
+
+/// A server process: this binary re-executed.
 struct ServerProcess {
-    child: Arc<Mutex<Option<Child>>>,
+    children: Children,
     stdin: Option<ChildStdin>,
     port: u16,
     pid: u32,
 }
 
 impl ServerProcess {
-    fn start(args: &[&str], slot: &Arc<Mutex<Option<Child>>>) -> Result<ServerProcess, String> {
+    fn start(args: &[&str], children: &Children) -> Result<ServerProcess, String> {
         let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
         let mut child = Command::new(exe)
             .args(args)
@@ -342,7 +389,7 @@ impl ServerProcess {
         let pid = child.id();
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().expect("piped");
-        *slot.lock().unwrap() = Some(child);
+        children.lock().unwrap().insert(pid, child);
         let (sender, receiver) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             let mut line = String::new();
@@ -350,18 +397,19 @@ impl ServerProcess {
             let _ = sender.send(line);
         });
         let mut process = ServerProcess {
-            child: slot.clone(),
+            children: children.clone(),
             stdin,
             port: 0,
             pid,
         };
+        let shown: Vec<String> = args.iter().map(|arg| shown_address(arg)).collect();
         let line = receiver
             .recv_timeout(SERVER_START_TIMEOUT)
-            .map_err(|_| format!("the server process {args:?} did not say its port in time"))?;
+            .map_err(|_| format!("the server process {shown:?} did not say its port in time"))?;
         process.port = line
             .trim()
             .parse()
-            .map_err(|_| format!("the server process {args:?} did not start (said {line:?})"))?;
+            .map_err(|_| format!("the server process {shown:?} did not start (said {line:?})"))?;
         Ok(process)
     }
 
@@ -370,13 +418,13 @@ impl ServerProcess {
         drop(self.stdin.take());
         let deadline = Instant::now() + SERVER_STOP_TIMEOUT;
         loop {
-            let mut slot = self.child.lock().unwrap();
-            let Some(child) = slot.as_mut() else {
+            let mut children = self.children.lock().unwrap();
+            let Some(child) = children.get_mut(&self.pid) else {
                 return Err("the server process is gone".into());
             };
             match child.try_wait() {
                 Ok(Some(status)) => {
-                    slot.take();
+                    children.remove(&self.pid);
                     return if status.success() {
                         Ok(())
                     } else {
@@ -387,19 +435,31 @@ impl ServerProcess {
                 _ => {
                     let _ = child.kill();
                     let _ = child.wait();
-                    slot.take();
+                    children.remove(&self.pid);
                     return Err("the server process did not stop in time: killed".into());
                 }
             }
-            drop(slot);
+            drop(children);
             std::thread::sleep(Duration::from_millis(20));
         }
+    }
+
+    /// Stops every one (all told at once, so they stop together); the first error, if any.
+    fn stop_all(mut servers: Vec<ServerProcess>) -> Result<(), String> {
+        for server in &mut servers {
+            drop(server.stdin.take());
+        }
+        servers
+            .into_iter()
+            .map(ServerProcess::stop)
+            .fold(Ok(()), Result::and)
     }
 }
 
 impl Drop for ServerProcess {
     fn drop(&mut self) {
-        if let Some(mut child) = self.child.lock().unwrap().take() {
+        let child = self.children.lock().unwrap().remove(&self.pid);
+        if let Some(mut child) = child {
             let _ = child.kill();
             let _ = child.wait();
         }
@@ -418,6 +478,26 @@ fn cpu_seconds(pid: &str) -> f64 {
     let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0);
     // Fields 14 and 15 of stat (utime, stime), in ticks of 1/100 s.
     (ticks(11) + ticks(12)) / 100.0
+}
+
+/// CPU seconds of a process and its children (PostgreSQL's postmaster and its backends).
+fn tree_cpu_seconds(root: u32) -> f64 {
+    let children = std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| parent_pid(pid) == Some(root));
+    std::iter::once(root)
+        .chain(children)
+        .map(|pid| cpu_seconds(&pid.to_string()))
+        .sum()
+}
+
+fn parent_pid(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, after) = stat.rsplit_once(") ")?;
+    after.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// CPU seconds the whole machine has been busy (all but idle and I/O wait), from /proc/stat.
@@ -469,6 +549,8 @@ enum Phase {
 
 struct Shared {
     ready: AtomicUsize,
+    /// Connections whose first game has started (an echo peer's at once).
+    started: AtomicUsize,
     quiet: AtomicUsize,
     verified: AtomicUsize,
     failed: AtomicBool,
@@ -481,6 +563,20 @@ struct Shared {
 }
 
 impl Shared {
+    fn new(interval: Option<Duration>) -> Shared {
+        Shared {
+            ready: AtomicUsize::new(0),
+            started: AtomicUsize::new(0),
+            quiet: AtomicUsize::new(0),
+            verified: AtomicUsize::new(0),
+            failed: AtomicBool::new(false),
+            failures: Mutex::new(Vec::new()),
+            window: OnceLock::new(),
+            connecting: Semaphore::new(CONNECTING_AT_ONCE),
+            interval,
+        }
+    }
+
     fn fail(&self, message: String) {
         self.failed.store(true, Ordering::SeqCst);
         self.failures.lock().unwrap().push(message);
@@ -574,9 +670,28 @@ struct Stats {
     /// Games started and finished as black (so each is counted once).
     games_started: u64,
     games_finished: u64,
+    /// Games started whose players are connected to different server processes.
+    games_across: u64,
+    /// Games whose `start` already carried the opponent's first turn (see `Player::start`).
+    late_starts: u64,
     verified_games: u64,
     verified_turns: u64,
     paced: u64,
+}
+
+impl Stats {
+    fn add(&mut self, other: Stats) {
+        self.acked_in_window += other.acked_in_window;
+        self.latencies_us.extend(other.latencies_us);
+        self.turns += other.turns;
+        self.games_started += other.games_started;
+        self.games_finished += other.games_finished;
+        self.games_across += other.games_across;
+        self.late_starts += other.late_starts;
+        self.verified_games += other.verified_games;
+        self.verified_turns += other.verified_turns;
+        self.paced += other.paced;
+    }
 }
 
 /// A connection's side of the exchange of turns, the same for a player and an echo peer: the
@@ -643,6 +758,10 @@ trait Role: Send + 'static {
     /// Playing begins.
     fn run(&mut self, at: &mut Moment);
     fn frame(&mut self, frame: Value, at: &mut Moment) -> Result<(), String>;
+    /// Its first game has started.
+    fn started(&self) -> bool {
+        true
+    }
     /// Re-reading begins (a role without games has nothing to re-read).
     fn verify(&mut self, _out: &mut Vec<Out>) {}
     fn is_verified(&self) -> bool {
@@ -768,7 +887,7 @@ async fn drive_socket<R: Role>(
     };
     shared.ready.fetch_add(1, Ordering::SeqCst);
     let mut phase = Phase::Setup;
-    let (mut quiet, mut verified) = (false, false);
+    let (mut started, mut quiet, mut verified) = (false, false, false);
     let mut out = Vec::new();
     loop {
         let now_phase = *phases.borrow_and_update();
@@ -808,6 +927,10 @@ async fn drive_socket<R: Role>(
                 .send(Message::text(text))
                 .await
                 .map_err(|e| format!("cannot send: {e}"))?;
+        }
+        if phase >= Phase::Run && !started && role.started() {
+            started = true;
+            shared.started.fetch_add(1, Ordering::SeqCst);
         }
         if phase >= Phase::Stop && !quiet && role.turns().awaiting.is_none() {
             quiet = true;
@@ -851,17 +974,53 @@ struct Current {
 }
 
 impl Current {
+    /// Plays the next turn, `point` (a JSON point or null), on the engine and logs it; with
+    /// `captured`, the number of stones the server says it took, which must be the engine's.
+    fn apply(&mut self, point: &Value, captured: Option<usize>) -> Result<(), String> {
+        let (id, ply) = (&self.log.id, self.log.moves.len());
+        let color = self.engine.to_move();
+        let taken = match point {
+            Value::Null => {
+                self.engine.pass();
+                0
+            }
+            Value::String(text) => {
+                let (row, col) =
+                    coord::parse(text, SIZE, SIZE).map_err(|e| format!("game {id} ply {ply}: {e}"))?;
+                let p = self.engine.board().point(row, col);
+                let before = self.engine.board().stone_count(color.opponent());
+                self.engine
+                    .play_as(color, p)
+                    .map_err(|e| format!("game {id} ply {ply}: the engine refuses {text}: {e}"))?;
+                before - self.engine.board().stone_count(color.opponent())
+            }
+            _ => return Err(format!("game {id} ply {ply}: a bad point {point}")),
+        };
+        if captured.is_some_and(|captured| captured != taken) {
+            return Err(format!(
+                "game {id} ply {ply}: {point} captures {taken} stones, the server says {captured:?}"
+            ));
+        }
+        self.log.moves.push(point.as_str().map(str::to_string));
+        Ok(())
+    }
+
     fn two_passes(&self) -> bool {
         let moves = &self.log.moves;
         moves.len() >= 2 && moves[moves.len() - 2..].iter().all(Option::is_none)
     }
 }
 
+/// The stamps of every game, by id, shared by its two players.
+type Registry = Arc<Mutex<HashMap<String, Arc<Sent>>>>;
+
 struct Player {
     name: String,
     rng: Rng,
+    /// The server processes players are spread over; player `i` is on process `i % processes`.
+    processes: usize,
     first_game: bool,
-    registry: Arc<Mutex<HashMap<String, Arc<Sent>>>>,
+    registry: Registry,
     current: Option<Current>,
     done: Vec<GameLog>,
     /// Games asked for by `sync`, not yet answered.
@@ -871,10 +1030,11 @@ struct Player {
 }
 
 impl Player {
-    fn new(index: usize, registry: Arc<Mutex<HashMap<String, Arc<Sent>>>>) -> Player {
+    fn new(index: usize, processes: usize, registry: Registry) -> Player {
         Player {
             name: format!("load{index}"),
             rng: Rng::new(0x5EED_0000 + index as u64),
+            processes,
             first_game: true,
             registry,
             current: None,
@@ -882,6 +1042,12 @@ impl Player {
             syncing: HashSet::new(),
             turns: Turns::new(Arc::default()),
         }
+    }
+
+    /// The server process of the player named `name`.
+    fn process_of(&self, name: &str) -> Option<usize> {
+        let index: usize = name.strip_prefix("load")?.parse().ok()?;
+        Some(index % self.processes)
     }
 
     fn seek(out: &mut Vec<Out>) {
@@ -938,8 +1104,15 @@ impl Player {
         } else {
             return Err(format!("a start of game {id} that is not mine: {state}"));
         };
-        if state["size"] != SIZE || state["moves"].as_array().is_none_or(|m| !m.is_empty()) {
-            return Err(format!("game {id} does not start as a new 9x9 game: {state}"));
+        let carried = match state["moves"].as_array() {
+            Some(moves) if state["size"] == SIZE => moves,
+            _ => return Err(format!("game {id} does not start as a 9x9 game: {state}")),
+        };
+        // Only the opponent's first turn can be played before this player hears of the game.
+        if !carried.is_empty() && (carried.len() > 1 || me == Color::Black) {
+            return Err(format!(
+                "game {id} starts with turns I could not have seen: {state}"
+            ));
         }
         self.turns.sent = self
             .registry
@@ -950,8 +1123,12 @@ impl Player {
             .clone();
         if me == Color::Black {
             self.turns.stats.games_started += 1;
+            let white = state["white"].as_str().unwrap_or_default();
+            if self.process_of(white) != self.process_of(&self.name) {
+                self.turns.stats.games_across += 1;
+            }
         }
-        self.current = Some(Current {
+        let mut current = Current {
             log: GameLog {
                 id,
                 moves: Vec::new(),
@@ -960,8 +1137,24 @@ impl Player {
             },
             me,
             engine: Game::new(SIZE, SIZE).expect("a 9x9 board"),
-        });
-        if at.running && me == Color::Black {
+        };
+        // On several processes, the opponent's process may store the first turn before this
+        // player's process announces the game: `start` then carries it, and no `played` does.
+        for point in carried {
+            current.apply(point, None)?;
+        }
+        let my_turn = current.engine.to_move() == me;
+        let id = current.log.id.clone();
+        self.current = Some(current);
+        if !carried.is_empty() {
+            self.turns.stats.late_starts += 1;
+            if !self.turns.on_opponent_turn(0, at.now, at.shared) {
+                return Err(format!(
+                    "game {id}: start carries ply 0, which the opponent did not stamp"
+                ));
+            }
+        }
+        if at.running && my_turn {
             self.play_turn(at, self.first_game);
         }
         self.first_game = false;
@@ -989,34 +1182,8 @@ impl Player {
             ));
         }
         let captured = frame["captured"].as_array().map_or(usize::MAX, Vec::len);
-        let point = match &frame["point"] {
-            Value::Null => {
-                current.engine.pass();
-                if captured != 0 {
-                    return Err(format!("game {id} ply {ply}: a pass with captures: {frame}"));
-                }
-                None
-            }
-            Value::String(text) => {
-                let (row, col) =
-                    coord::parse(text, SIZE, SIZE).map_err(|e| format!("game {id} ply {ply}: {e}"))?;
-                let p = current.engine.board().point(row, col);
-                let before = current.engine.board().stone_count(color.opponent());
-                current
-                    .engine
-                    .play_as(color, p)
-                    .map_err(|e| format!("game {id} ply {ply}: the engine refuses {text}: {e}"))?;
-                let taken = before - current.engine.board().stone_count(color.opponent());
-                if captured != taken {
-                    return Err(format!(
-                        "game {id} ply {ply}: {text} captures {taken} stones, the server says {frame}"
-                    ));
-                }
-                Some(text.clone())
-            }
-            _ => return Err(format!("game {id} ply {ply}: a bad point: {frame}")),
-        };
-        current.log.moves.push(point);
+        current.apply(&frame["point"], Some(captured))?;
+        let id = &current.log.id;
         if color == current.me {
             if !self.turns.on_my_turn_acknowledged(ply, at.now, at.shared) {
                 return Err(format!("game {id}: played of my ply {ply}, which I did not send"));
@@ -1132,6 +1299,10 @@ impl Role for Player {
             "error" | "goodbye" | "welcome" | "pong" | "cancelled" => Err(format!("unexpected: {frame}")),
             _ => Ok(()),
         }
+    }
+
+    fn started(&self) -> bool {
+        !self.first_game
     }
 
     fn verify(&mut self, out: &mut Vec<Out>) {
@@ -1252,16 +1423,77 @@ impl Role for EchoPeer {
 // ---------------------------------------------------------------------------------------------
 // A measurement and the report.
 
+/// Where a measurement's connections go (spread over its server processes) and whose CPU it
+/// counts.
+struct Site<'a> {
+    /// `sqlite`, `echo` or `postgres xN`.
+    name: String,
+    servers: &'a [ServerProcess],
+    /// PostgreSQL's postmaster, when the database is ours to watch.
+    postmaster: Option<u32>,
+}
+
+/// CPU seconds used so far.
+#[derive(Clone, Copy)]
+struct CpuSample {
+    servers: f64,
+    database: f64,
+    generator: f64,
+    machine: f64,
+}
+
+impl Site<'_> {
+    fn sample(&self) -> CpuSample {
+        CpuSample {
+            servers: self
+                .servers
+                .iter()
+                .map(|server| cpu_seconds(&server.pid.to_string()))
+                .sum(),
+            database: self.postmaster.map_or(0.0, tree_cpu_seconds),
+            generator: cpu_seconds("self"),
+            machine: machine_busy_seconds(),
+        }
+    }
+}
+
+/// Shares of one core over the measured window.
+struct CpuUse {
+    servers: f64,
+    /// PostgreSQL's processes, when the database is ours (SQLite runs inside the server).
+    database: Option<f64>,
+    generator: f64,
+    /// The rest of the machine (other builds and tests may share it).
+    other: f64,
+}
+
+impl CpuUse {
+    fn between(before: CpuSample, after: CpuSample, seconds: f64, database: bool) -> CpuUse {
+        let servers = after.servers - before.servers;
+        let db = after.database - before.database;
+        let generator = after.generator - before.generator;
+        let other = (after.machine - before.machine) - servers - db - generator;
+        CpuUse {
+            servers: servers / seconds,
+            database: database.then_some(db / seconds),
+            generator: generator / seconds,
+            other: other.max(0.0) / seconds,
+        }
+    }
+}
+
 struct Measured {
-    label: String,
+    site: String,
+    processes: usize,
+    /// `flat out` or `N/s offered`.
+    load: String,
     games: usize,
     connections: usize,
     seconds: f64,
+    /// From the first seeks to every player's first game started.
+    pairing_seconds: f64,
     stats: Stats,
-    server_cpu: f64,
-    generator_cpu: f64,
-    /// CPU the rest of the machine used meanwhile (other builds and tests share it).
-    other_cpu: f64,
+    cpu: CpuUse,
     load_after: String,
 }
 
@@ -1319,192 +1551,325 @@ async fn sleep_watching(shared: &Shared, until: Instant) -> Result<(), String> {
     }
 }
 
-/// Drives `roles` against the server on `port` through every phase.
+/// Drives `roles` against the site's servers (role `i` on server `i % n`) through every
+/// phase, flat out or paced at `rate`. The window starts a warm-up after every player's first
+/// game has started.
 fn measure<R: Role>(
-    label: String,
+    site: &Site,
+    rate: Option<f64>,
     params: &Params,
-    interval: Option<Duration>,
     roles: Vec<R>,
-    server: &ServerProcess,
 ) -> Result<Measured, String> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the generator's runtime: {e}"))?;
     let connections = roles.len();
-    let server_pid = server.pid.to_string();
-    let port = server.port;
-    runtime.block_on(async move {
-        let shared = Arc::new(Shared {
-            ready: AtomicUsize::new(0),
-            quiet: AtomicUsize::new(0),
-            verified: AtomicUsize::new(0),
-            failed: AtomicBool::new(false),
-            failures: Mutex::new(Vec::new()),
-            window: OnceLock::new(),
-            connecting: Semaphore::new(CONNECTING_AT_ONCE),
-            interval,
-        });
+    let ports: Vec<u16> = site.servers.iter().map(|server| server.port).collect();
+    runtime.block_on(async {
+        let shared = Arc::new(Shared::new(params.interval(rate)));
         let (phase, phases) = watch::channel(Phase::Setup);
         let tasks: Vec<_> = roles
             .into_iter()
-            .map(|role| tokio::spawn(drive(role, port, shared.clone(), phases.clone())))
+            .enumerate()
+            .map(|(i, role)| {
+                let port = ports[i % ports.len()];
+                tokio::spawn(drive(role, port, shared.clone(), phases.clone()))
+            })
             .collect();
+        let setup = params.setup_timeout();
         wait_for(
             &shared,
             &shared.ready,
             connections,
-            params.setup_timeout(),
+            setup,
             "connecting and signing in",
         )
         .await?;
+        let _ = phase.send(Phase::Run);
+        let seeking = Instant::now();
+        wait_for(
+            &shared,
+            &shared.started,
+            connections,
+            setup,
+            "first games started",
+        )
+        .await?;
+        let pairing_seconds = seeking.elapsed().as_secs_f64();
         let begin = Instant::now() + Duration::from_secs_f64(params.warmup);
         let end = begin + Duration::from_secs_f64(params.seconds);
         let _ = shared.window.set((begin, end));
-        let _ = phase.send(Phase::Run);
         sleep_watching(&shared, begin).await?;
-        let cpu = || {
-            (
-                cpu_seconds(&server_pid),
-                cpu_seconds("self"),
-                machine_busy_seconds(),
-            )
-        };
-        let cpu_before = cpu();
+        let before = site.sample();
         sleep_watching(&shared, end).await?;
-        let cpu_after = cpu();
+        let cpu = CpuUse::between(before, site.sample(), params.seconds, site.postmaster.is_some());
         let load_after = load_average();
-        for (next, count, timeout, what) in [
-            (
-                Phase::Stop,
-                &shared.quiet,
-                DRAIN_TIMEOUT,
-                "turns in flight acknowledged",
-            ),
-            (
-                Phase::Verify,
-                &shared.verified,
-                VERIFY_TIMEOUT,
-                "games re-read by sync",
-            ),
-        ] {
-            let _ = phase.send(next);
-            wait_for(&shared, count, connections, timeout, what).await?;
-        }
-        let _ = phase.send(Phase::Done);
-        let mut total = Stats::default();
-        for task in tasks {
-            let stats = task
-                .await
-                .map_err(|e| format!("a generator task failed: {e}"))??;
-            total.acked_in_window += stats.acked_in_window;
-            total.latencies_us.extend(stats.latencies_us);
-            total.turns += stats.turns;
-            total.games_started += stats.games_started;
-            total.games_finished += stats.games_finished;
-            total.verified_games += stats.verified_games;
-            total.verified_turns += stats.verified_turns;
-            total.paced += stats.paced;
-        }
-        total.latencies_us.sort_unstable();
+        wind_down(&shared, &phase, connections).await?;
         Ok(Measured {
-            label,
+            site: site.name.clone(),
+            processes: site.servers.len(),
+            load: load_name(rate),
             games: connections / 2,
             connections,
             seconds: params.seconds,
-            stats: total,
-            server_cpu: (cpu_after.0 - cpu_before.0) / params.seconds,
-            generator_cpu: (cpu_after.1 - cpu_before.1) / params.seconds,
-            other_cpu: ((cpu_after.2 - cpu_before.2)
-                - (cpu_after.0 - cpu_before.0)
-                - (cpu_after.1 - cpu_before.1))
-                .max(0.0)
-                / params.seconds,
+            pairing_seconds,
+            stats: collect(tasks).await?,
+            cpu,
             load_after,
         })
     })
 }
 
-fn run(params: &Params) -> Result<(), String> {
-    let modes: Vec<Option<Duration>> = std::iter::once(None).chain(params.interval().map(Some)).collect();
-    let slot: Arc<Mutex<Option<Child>>> = Arc::default();
-    // The watchdog: past the budget of every measurement, kill the server and fail.
-    let budget = params.measurement_budget() * (2 * modes.len() as u32) + Duration::from_secs(30);
-    let watched = slot.clone();
+/// After the window: the turns in flight are acknowledged, the games re-read, and the
+/// connections closed.
+async fn wind_down(shared: &Shared, phase: &watch::Sender<Phase>, connections: usize) -> Result<(), String> {
+    for (next, count, timeout, what) in [
+        (
+            Phase::Stop,
+            &shared.quiet,
+            DRAIN_TIMEOUT,
+            "turns in flight acknowledged",
+        ),
+        (
+            Phase::Verify,
+            &shared.verified,
+            VERIFY_TIMEOUT,
+            "games re-read by sync",
+        ),
+    ] {
+        let _ = phase.send(next);
+        wait_for(shared, count, connections, timeout, what).await?;
+    }
+    let _ = phase.send(Phase::Done);
+    Ok(())
+}
+
+async fn collect(tasks: Vec<tokio::task::JoinHandle<Result<Stats, String>>>) -> Result<Stats, String> {
+    let mut total = Stats::default();
+    for task in tasks {
+        total.add(
+            task.await
+                .map_err(|e| format!("a generator task failed: {e}"))??,
+        );
+    }
+    total.latencies_us.sort_unstable();
+    Ok(total)
+}
+
+/// Flat out, then paced at `rate` if there is one.
+fn loads(rate: Option<f64>) -> Vec<Option<f64>> {
+    std::iter::once(None).chain(rate.map(Some)).collect()
+}
+
+fn load_name(rate: Option<f64>) -> String {
+    match rate {
+        None => "flat out".into(),
+        Some(rate) => format!("{rate:.0}/s offered"),
+    }
+}
+
+fn players(games: usize, processes: usize) -> Vec<Player> {
+    let registry: Registry = Arc::default();
+    (0..games * 2)
+        .map(|i| Player::new(i, processes, registry.clone()))
+        .collect()
+}
+
+/// One server process on SQLite, each load followed by the echo ceiling at the same load.
+fn sqlite_rounds(params: &Params, children: &Children) -> Result<Vec<(Measured, Measured)>, String> {
+    let directory = std::env::temp_dir().join(format!("gokata-server-load-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).map_err(|e| format!("cannot make {}: {e}", directory.display()))?;
+    let rounds = loads(params.rate)
+        .into_iter()
+        .enumerate()
+        .map(|(number, rate)| {
+            let database = directory.join(format!("load{number}.sqlite3"));
+            let database = database.to_str().ok_or("a non-UTF-8 temp path")?;
+            let server = ServerProcess::start(&["--serve", database], children)?;
+            let site = Site {
+                name: "sqlite".into(),
+                servers: std::slice::from_ref(&server),
+                postmaster: None,
+            };
+            let game = measure(&site, rate, params, players(params.games, 1))?;
+            server.stop()?;
+            Ok((game, echo_round(params, rate, children)?))
+        })
+        .collect();
+    let _ = std::fs::remove_dir_all(&directory);
+    rounds
+}
+
+fn echo_round(params: &Params, rate: Option<f64>, children: &Children) -> Result<Measured, String> {
+    let nagle = std::env::var("ECHO_NODELAY").is_ok_and(|v| v == "0");
+    let args: &[&str] = if nagle {
+        &["--echo", "--nagle"]
+    } else {
+        &["--echo"]
+    };
+    let echo = ServerProcess::start(args, children)?;
+    let site = Site {
+        name: "echo".into(),
+        servers: std::slice::from_ref(&echo),
+        postmaster: None,
+    };
+    let peers = (0..params.games)
+        .flat_map(|pair| {
+            let sent = Arc::new(Sent::default());
+            (0..2).map(move |side| EchoPeer::new(pair, side, sent.clone()))
+        })
+        .collect();
+    let ceiling = measure(&site, rate, params, peers)?;
+    echo.stop()?;
+    Ok(ceiling)
+}
+
+/// `PROCESSES` server processes on one PostgreSQL database, a fresh one for each load.
+fn postgres_rounds(
+    params: &Params,
+    databases: &mut Databases,
+    children: &Children,
+) -> Result<Vec<Measured>, String> {
+    loads(params.pg_rate)
+        .into_iter()
+        .map(|rate| {
+            let database = databases.fresh()?;
+            let servers = (0..params.processes)
+                .map(|_| ServerProcess::start(&["--serve", &database], children))
+                .collect::<Result<Vec<_>, _>>()?;
+            let site = Site {
+                name: format!("postgres x{}", params.processes),
+                servers: &servers,
+                postmaster: databases.postmaster(),
+            };
+            let measured = measure(&site, rate, params, players(params.games, params.processes))?;
+            ServerProcess::stop_all(servers)?;
+            Ok(measured)
+        })
+        .collect()
+}
+
+/// Past `budget`, kills the server processes and the throwaway cluster, and fails the run.
+fn start_watchdog(budget: Duration, children: Children, cluster: Option<Stopper>) {
     std::thread::spawn(move || {
         std::thread::sleep(budget);
         eprintln!("server_load: FAILED: the run took more than {budget:?}");
-        if let Some(mut child) = watched.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        for (_, mut child) in children.lock().unwrap_or_else(|e| e.into_inner()).drain() {
             let _ = child.kill();
+        }
+        if let Some(cluster) = cluster {
+            cluster.stop();
         }
         std::process::exit(3);
     });
-    let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
+}
+
+fn run(params: &Params) -> Result<(), String> {
+    // Before the SQLite rounds, so that a missing PostgreSQL fails the run at once.
+    let mut databases = match (params.processes, &params.database) {
+        (0, _) => None,
+        (_, Some(address)) => Some(Databases::on(address.clone())?),
+        (_, None) => Some(Databases::throwaway()?),
+    };
+    let children = Children::default();
+    let measurements =
+        2 * loads(params.rate).len() + databases.as_ref().map_or(0, |_| loads(params.pg_rate).len());
+    start_watchdog(
+        params.measurement_budget() * measurements as u32 + Duration::from_secs(30),
+        children.clone(),
+        databases.as_ref().and_then(Databases::stopper),
+    );
+    print_heading(params, databases.as_ref());
+    let sqlite = sqlite_rounds(params, &children)?;
+    let postgres = match &mut databases {
+        Some(databases) => postgres_rounds(params, databases, &children)?,
+        None => Vec::new(),
+    };
+    drop(databases);
+    report(params, &sqlite, &postgres);
+    Ok(())
+}
+
+fn print_heading(params: &Params, databases: Option<&Databases>) {
+    let loads = |rate: Option<f64>| match rate {
+        Some(rate) => format!("flat out, then paced at {rate:.0} moves/s offered"),
+        None => "flat out".to_string(),
+    };
     println!(
-        "gokata server load: {} concurrent 9x9 random games ({} connections) over loopback, \
-         {} s measured after {} s of warm-up; flat out{}",
+        "gokata server load: {} concurrent 9x9 random games ({} connections) over loopback, {} s \
+         measured after {} s of warm-up from when every player's first game has started",
         params.games,
         params.games * 2,
         params.seconds,
         params.warmup,
-        match params.rate {
-            Some(rate) => format!(", then paced at {rate:.0} moves/s offered"),
-            None => String::new(),
-        }
     );
+    println!(
+        "- one server process on SQLite (synchronous=FULL), and the echo ceiling: {}",
+        loads(params.rate)
+    );
+    if let Some(databases) = databases {
+        println!(
+            "- {} server processes on one database, {}, players spread over them: {}",
+            params.processes,
+            databases.describe(),
+            loads(params.pg_rate)
+        );
+    }
+    let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
     println!("{cpus} CPUs; load average before: {}", load_average());
-
-    let directory = std::env::temp_dir().join(format!("gokata-server-load-{}", std::process::id()));
-    std::fs::create_dir_all(&directory).map_err(|e| format!("cannot make {}: {e}", directory.display()))?;
-    let result = (|| {
-        let mut rows = Vec::new();
-        for (number, &interval) in modes.iter().enumerate() {
-            let how = match interval {
-                None => "flat out".to_string(),
-                Some(_) => format!("{:.0}/s offered", params.rate.unwrap_or_default()),
-            };
-            let database = directory.join(format!("load{number}.sqlite3"));
-            let server = ServerProcess::start(
-                &["--serve", database.to_str().ok_or("a non-UTF-8 temp path")?],
-                &slot,
-            )?;
-            let registry: Arc<Mutex<HashMap<String, Arc<Sent>>>> = Arc::default();
-            let players = (0..params.games * 2)
-                .map(|i| Player::new(i, registry.clone()))
-                .collect();
-            let game = measure(format!("server, {how}"), params, interval, players, &server)?;
-            server.stop()?;
-
-            let nagle = std::env::var("ECHO_NODELAY").is_ok_and(|v| v == "0");
-            let echo = ServerProcess::start(
-                if nagle {
-                    &["--echo", "--nagle"]
-                } else {
-                    &["--echo"]
-                },
-                &slot,
-            )?;
-            let peers = (0..params.games)
-                .flat_map(|pair| {
-                    let sent = Arc::new(Sent::default());
-                    (0..2).map(move |side| EchoPeer::new(pair, side, sent.clone()))
-                })
-                .collect();
-            let ceiling = measure(format!("echo, {how}"), params, interval, peers, &echo)?;
-            echo.stop()?;
-            rows.push((game, ceiling));
-        }
-        Ok::<_, String>(rows)
-    })();
-    let _ = std::fs::remove_dir_all(&directory);
-    report(params, &result?);
-    Ok(())
 }
 
-fn report(params: &Params, rows: &[(Measured, Measured)]) {
+fn report(params: &Params, sqlite: &[(Measured, Measured)], postgres: &[Measured]) {
     println!();
+    print_table(sqlite.iter().flat_map(|(game, echo)| [game, echo]));
+    if !postgres.is_empty() {
+        println!();
+        print_table(postgres.iter());
+    }
+    println!();
+    for (game, echo) in sqlite {
+        print_ratio(game, echo);
+    }
+    for (postgres, (sqlite, _)) in postgres.iter().zip(sqlite) {
+        print_ratio(postgres, sqlite);
+    }
     println!(
-        "{:<24} {:>6} {:>6} {:>5} {:>9} {:>7} {:>7} {:>7} {:>7} {:>10} {:>8} {:>9}  load after",
+        "(cpu: % of one core over the measured window; db = PostgreSQL's processes (SQLite runs \
+         in the server); other = the rest of the machine, which other builds and tests may share)"
+    );
+    println!(
+        "(flat out, every game always has a turn in flight, so latency there is queueing: about \
+         games / moves per second)"
+    );
+    print_checks(sqlite.iter().map(|(game, _)| game));
+    print_checks(postgres.iter());
+    let paced: u64 = sqlite
+        .iter()
+        .flat_map(|(game, echo)| [game, echo])
+        .chain(postgres)
+        .map(|m| m.stats.paced)
+        .sum();
+    if paced > 0 {
+        println!(
+            "note: frames were held back {paced} times to stay under the server's limit of 100 \
+             frames a second per connection (it binds only with very few games)"
+        );
+    }
+    if params.games < 1000 {
+        println!(
+            "targets (issues 8 and 19) are for GAMES=1000: no verdict at {} games",
+            params.games
+        );
+        return;
+    }
+    sqlite_verdicts(params, sqlite);
+    postgres_verdicts(params, postgres);
+}
+
+fn print_table<'a>(rows: impl Iterator<Item = &'a Measured>) {
+    println!(
+        "{:<28} {:>6} {:>6} {:>5} {:>9} {:>7} {:>7} {:>7} {:>7} {:>10} {:>7} {:>8} {:>9}  load after",
         "",
         "games",
         "conns",
@@ -1515,13 +1880,15 @@ fn report(params: &Params, rows: &[(Measured, Measured)]) {
         "p99 ms",
         "max ms",
         "server cpu",
+        "db cpu",
         "gen cpu",
         "other cpu"
     );
-    for m in rows.iter().flat_map(|(game, echo)| [game, echo]) {
+    let percent = |share: f64| format!("{:.0}%", share * 100.0);
+    for m in rows {
         println!(
-            "{:<24} {:>6} {:>6} {:>5.1} {:>9.0} {:>7.2} {:>7.2} {:>7.2} {:>7.2} {:>9.0}% {:>7.0}% {:>8.0}%  {}",
-            m.label,
+            "{:<28} {:>6} {:>6} {:>5.1} {:>9.0} {:>7.2} {:>7.2} {:>7.2} {:>7.2} {:>10} {:>7} {:>8} {:>9}  {}",
+            format!("{}, {}", m.site, m.load),
             m.games,
             m.connections,
             m.seconds,
@@ -1530,73 +1897,122 @@ fn report(params: &Params, rows: &[(Measured, Measured)]) {
             m.latency(0.90),
             m.latency(0.99),
             m.latency(1.0),
-            m.server_cpu * 100.0,
-            m.generator_cpu * 100.0,
-            m.other_cpu * 100.0,
+            percent(m.cpu.servers),
+            m.cpu.database.map_or("-".into(), percent),
+            percent(m.cpu.generator),
+            percent(m.cpu.other),
             m.load_after
         );
     }
-    for (game, echo) in rows {
-        println!(
-            "ratio server/echo ({}): moves/s {:.2}; p50 latency x{:.1}, p99 latency x{:.1}",
-            game.label.trim_start_matches("server, "),
-            game.moves_per_second() / echo.moves_per_second(),
-            game.latency(0.5) / echo.latency(0.5),
-            game.latency(0.99) / echo.latency(0.99)
-        );
-    }
+}
+
+fn print_ratio(a: &Measured, b: &Measured) {
+    let loads = if a.load == b.load {
+        a.load.clone()
+    } else {
+        format!("{} / {}", a.load, b.load)
+    };
     println!(
-        "(cpu: % of one core over the measured window; other = the rest of the machine, which \
-         other builds and tests may share)"
+        "ratio {}/{} ({loads}): moves/s {:.2}; p50 latency x{:.1}, p99 latency x{:.1}",
+        a.site,
+        b.site,
+        a.moves_per_second() / b.moves_per_second(),
+        a.latency(0.5) / b.latency(0.5),
+        a.latency(0.99) / b.latency(0.99)
     );
+}
+
+fn print_checks<'a>(rows: impl Iterator<Item = &'a Measured> + Clone) {
+    let Some(first) = rows.clone().next() else {
+        return;
+    };
+    let sum = |f: fn(&Stats) -> u64| rows.clone().map(|m| f(&m.stats)).sum::<u64>();
+    let across = match first.processes {
+        1 => String::new(),
+        _ => format!(
+            ", {} between players on different processes",
+            sum(|s| s.games_across)
+        ),
+    };
+    let pairing: Vec<String> = rows
+        .clone()
+        .map(|m| format!("{:.1} s ({})", m.pairing_seconds, m.load))
+        .collect();
     println!(
-        "(flat out, every game always has a turn in flight, so latency there is queueing: about \
-         games / moves per second)"
-    );
-    let sum = |f: fn(&Stats) -> u64| rows.iter().map(|(game, _)| f(&game.stats)).sum::<u64>();
-    println!(
-        "checks (server runs): {} turns acknowledged in {} games ({} finished, results agree with the \
-         engine); {} games with {} turns re-read by sync, all as acknowledged; no error frame, no \
-         closed connection",
+        "checks ({} runs): {} turns acknowledged in {} games ({} finished, results agree with the \
+         engine{across}); {} games with {} turns re-read by sync, all as acknowledged; no error \
+         frame, no closed connection; every player's first game started within {} of seeking",
+        first.site,
         sum(|s| s.turns),
         sum(|s| s.games_started),
         sum(|s| s.games_finished),
         sum(|s| s.verified_games),
-        sum(|s| s.verified_turns)
+        sum(|s| s.verified_turns),
+        pairing.join(", ")
     );
-    let paced: u64 = rows
-        .iter()
-        .map(|(game, echo)| game.stats.paced + echo.stats.paced)
-        .sum();
-    if paced > 0 {
+    let late = sum(|s| s.late_starts);
+    if late > 0 {
         println!(
-            "note: frames were held back {paced} times to stay under the server's limit of 100 \
-             frames a second per connection (it binds only with few games)"
+            "note ({} runs): {late} games' `start` already carried the opponent's first turn, \
+             which no `played` announced (its process stored it before this player's process \
+             announced the game)",
+            first.site
         );
     }
-    if params.games < 1000 {
-        println!(
-            "targets (issue 8) are for GAMES=1000: no verdict at {} games",
-            params.games
-        );
-        return;
+}
+
+fn yes(ok: bool) -> &'static str {
+    if ok {
+        "met"
+    } else {
+        "NOT met"
     }
-    let yes = |ok: bool| if ok { "met" } else { "NOT met" };
+}
+
+/// Issue 8's targets, for the one process on SQLite.
+fn sqlite_verdicts(params: &Params, rows: &[(Measured, Measured)]) {
     let flat = &rows[0].0;
     println!(
-        "targets: {} games held without error and no lost turn: met; >= 10,000 moves/s flat out: {} ({:.0})",
+        "targets (issue 8, one process on SQLite): {} games held without error and no lost turn: met; \
+         >= 10,000 moves/s flat out: {} ({:.0})",
         params.games,
         yes(flat.moves_per_second() >= 10_000.0),
         flat.moves_per_second()
     );
     if let (Some(rate), Some((paced, _))) = (params.rate, rows.get(1)) {
-        let kept = paced.moves_per_second() >= 0.98 * rate;
-        println!(
-            "         at {rate:.0} moves/s offered: kept up {} ({:.0}/s), p99 < 20 ms {} ({:.2} ms)",
-            yes(kept),
-            paced.moves_per_second(),
-            yes(paced.latency(0.99) < 20.0),
-            paced.latency(0.99)
-        );
+        print_paced_verdict(rate, paced, 20.0);
     }
+}
+
+/// Issue 19's targets, for the processes on PostgreSQL.
+fn postgres_verdicts(params: &Params, rows: &[Measured]) {
+    let Some(flat) = rows.first() else {
+        return;
+    };
+    let processes = match params.processes {
+        3 => String::new(),
+        n => format!(", here with {n} processes"),
+    };
+    println!(
+        "targets (issue 19, 3 processes on PostgreSQL{processes}): {} games held without error, no \
+         lost or duplicated turn: met; >= 10,000 moves/s flat out: {} ({:.0})",
+        params.games,
+        yes(flat.moves_per_second() >= 10_000.0),
+        flat.moves_per_second()
+    );
+    if let (Some(rate), Some(paced)) = (params.pg_rate, rows.get(1)) {
+        print_paced_verdict(rate, paced, 50.0);
+    }
+}
+
+fn print_paced_verdict(rate: f64, paced: &Measured, p99_target_ms: f64) {
+    let kept = paced.moves_per_second() >= 0.98 * rate;
+    println!(
+        "         at {rate:.0} moves/s offered: kept up {} ({:.0}/s), p99 < {p99_target_ms:.0} ms {} \
+         ({:.2} ms)",
+        yes(kept),
+        paced.moves_per_second(),
+        yes(paced.latency(0.99) < p99_target_ms),
+        paced.latency(0.99)
+    );
 }
