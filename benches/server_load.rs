@@ -13,7 +13,8 @@
 //!   processes, and a turn reaches the opponent through the database's `NOTIFY`). Without
 //!   `DB`, the benchmark starts a throwaway PostgreSQL cluster as python_tests does (initdb and
 //!   pg_ctl from Debian's `postgresql`, as the postgres user when run as root) with fsync on,
-//!   since the point is to measure durable commits, and removes it at the end.
+//!   since the point is to measure durable commits, and removes it at the end (a guard process
+//!   does if the benchmark is killed).
 //!
 //! Two loads, each on every setup: flat out (every game moves as soon as the opponent's turn
 //! arrives, for the most moves per second; latency is then queueing), and paced (`RATE`, or
@@ -72,7 +73,7 @@ use tokio_tungstenite::WebSocketStream;
 #[path = "server_load/postgres.rs"]
 mod postgres;
 
-use postgres::{Databases, Stopper};
+use postgres::Databases;
 
 const SIZE: usize = 9;
 const KOMI: f64 = 0.5;
@@ -105,6 +106,9 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         };
+    }
+    if let Some(i) = args.iter().position(|a| a == "--guard-cluster") {
+        return postgres::guard(args.get(i + 1).map_or("", String::as_str));
     }
     if args.iter().any(|a| a == "--echo") {
         return serve_echo();
@@ -1750,16 +1754,14 @@ fn postgres_rounds(
         .collect()
 }
 
-/// Past `budget`, kills the server processes and the throwaway cluster, and fails the run.
-fn start_watchdog(budget: Duration, children: Children, cluster: Option<Stopper>) {
+/// Past `budget`, kills the server processes and fails the run (the throwaway cluster's guard
+/// then removes it).
+fn start_watchdog(budget: Duration, children: Children) {
     std::thread::spawn(move || {
         std::thread::sleep(budget);
         eprintln!("server_load: FAILED: the run took more than {budget:?}");
         for (_, mut child) in children.lock().unwrap_or_else(|e| e.into_inner()).drain() {
             let _ = child.kill();
-        }
-        if let Some(cluster) = cluster {
-            cluster.stop();
         }
         std::process::exit(3);
     });
@@ -1778,7 +1780,6 @@ fn run(params: &Params) -> Result<(), String> {
     start_watchdog(
         params.measurement_budget() * measurements as u32 + Duration::from_secs(30),
         children.clone(),
-        databases.as_ref().and_then(Databases::stopper),
     );
     print_heading(params, databases.as_ref());
     let sqlite = sqlite_rounds(params, &children)?;

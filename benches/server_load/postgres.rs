@@ -3,13 +3,17 @@
 //! `postgresql`, as the postgres user when run as root, as python_tests/postgres_cluster.py
 //! does), with fsync on: the point is to measure durable commits.
 
+use std::io::Read;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, Command, ExitCode, Stdio};
 
 use gokata::server::shown_address;
 use tokio_postgres::NoTls;
 
 const START_TIMEOUT_SECONDS: &str = "30";
+/// The throwaway cluster's folder in the temporary folder: this and our pid.
+const FOLDER_PREFIX: &str = "gokata-load-pg-";
 
 /// Where each measurement gets a new empty database; dropping it removes them all (and the
 /// throwaway cluster).
@@ -57,11 +61,6 @@ impl Databases {
     /// for a server that is not ours.
     pub fn postmaster(&self) -> Option<u32> {
         self.cluster.as_ref().and_then(Cluster::postmaster)
-    }
-
-    /// What the watchdog runs if the run hangs.
-    pub fn stopper(&self) -> Option<Stopper> {
-        self.cluster.as_ref().map(|cluster| cluster.stopper.clone())
     }
 
     pub fn describe(&self) -> String {
@@ -126,52 +125,31 @@ fn with_dbname(address: &str, name: &str) -> String {
 /// A PostgreSQL server in a temporary folder, on a free loopback port.
 struct Cluster {
     port: u16,
-    stopper: Stopper,
-}
-
-/// Stops a cluster and removes its folder; it can be cloned for the watchdog.
-#[derive(Clone)]
-pub struct Stopper {
     tools: Tools,
     folder: PathBuf,
-}
-
-impl Stopper {
-    pub fn stop(&self) {
-        let data = self.folder.join("data");
-        if data.exists() {
-            let data = data.to_string_lossy();
-            let _ = self.tools.run(
-                "pg_ctl",
-                &["-D", &data, "-w", "-t", "30", "-m", "immediate", "stop"],
-            );
-        }
-        let _ = std::fs::remove_dir_all(&self.folder);
-    }
+    /// This program with `--guard-cluster`: it removes the cluster if we end without doing so.
+    guard: Option<Child>,
 }
 
 impl Cluster {
     fn start() -> Result<Cluster, String> {
-        let tools = Tools::find()?;
-        let folder = std::env::temp_dir().join(format!("gokata-load-pg-{}", std::process::id()));
+        let folder = std::env::temp_dir().join(format!("{FOLDER_PREFIX}{}", std::process::id()));
         std::fs::create_dir_all(folder.join("sockets"))
             .map_err(|e| format!("cannot make {}: {e}", folder.display()))?;
-        let stopper = Stopper { tools, folder };
-        let port = free_port()?;
-        let cluster = Cluster { port, stopper };
-        let tools = &cluster.stopper.tools;
-        if tools.as_postgres {
+        let cluster = Cluster {
+            port: free_port()?,
+            tools: Tools::find()?,
+            guard: Some(start_guard(&folder)?),
+            folder,
+        };
+        if cluster.tools.as_postgres {
             // PostgreSQL refuses to run as root: the postgres user owns the folder.
             run(Command::new("chown")
                 .args(["-R", "postgres:postgres"])
-                .arg(cluster.folder()))?;
+                .arg(&cluster.folder))?;
         }
-        let data = cluster.folder().join("data");
-        let (data, log, sockets) = (
-            data.to_string_lossy(),
-            cluster.folder().join("postgres.log"),
-            cluster.folder().join("sockets"),
-        );
+        let path = |name: &str| cluster.folder.join(name).to_string_lossy().into_owned();
+        let (data, log) = (path("data"), path("postgres.log"));
         let initdb = [
             "-D",
             &data,
@@ -182,12 +160,12 @@ impl Cluster {
             "-E",
             "UTF8",
         ];
-        tools.run("initdb", &initdb)?;
+        cluster.tools.run("initdb", &initdb)?;
         let options = format!(
-            "-p {port} -k {} -c listen_addresses=127.0.0.1 -c max_connections=200",
-            sockets.display()
+            "-p {} -k {} -c listen_addresses=127.0.0.1 -c max_connections=200",
+            cluster.port,
+            path("sockets")
         );
-        let log = log.to_string_lossy();
         let start = [
             "-D",
             &data,
@@ -200,30 +178,78 @@ impl Cluster {
             &options,
             "start",
         ];
-        tools
+        cluster
+            .tools
             .run("pg_ctl", &start)
-            .map_err(|e| format!("{e}\n{}", log_tail(&cluster)))?;
+            .map_err(|e| format!("{e}\n{}", log_tail(&cluster.folder)))?;
         Ok(cluster)
     }
 
-    fn folder(&self) -> &Path {
-        &self.stopper.folder
-    }
-
     fn postmaster(&self) -> Option<u32> {
-        let pid_file = std::fs::read_to_string(self.folder().join("data/postmaster.pid")).ok()?;
+        let pid_file = std::fs::read_to_string(self.folder.join("data/postmaster.pid")).ok()?;
         pid_file.lines().next()?.trim().parse().ok()
     }
 }
 
 impl Drop for Cluster {
     fn drop(&mut self) {
-        self.stopper.stop();
+        stop(&self.tools, &self.folder);
+        if let Some(mut guard) = self.guard.take() {
+            drop(guard.stdin.take());
+            let _ = guard.wait();
+        }
     }
 }
 
-fn log_tail(cluster: &Cluster) -> String {
-    let log = std::fs::read_to_string(cluster.folder().join("postgres.log")).unwrap_or_default();
+/// Stops the cluster in `folder`, if it runs, and removes the folder.
+fn stop(tools: &Tools, folder: &Path) {
+    let data = folder.join("data");
+    if data.exists() {
+        let data = data.to_string_lossy();
+        let stop = ["-D", &data, "-w", "-t", "30", "-m", "immediate", "stop"];
+        let _ = tools.run("pg_ctl", &stop);
+    }
+    let _ = std::fs::remove_dir_all(folder);
+}
+
+/// Starts the guard of the cluster in `folder`, in a process group of its own, so that an
+/// interrupt from the terminal does not reach it: it cleans up whenever we end.
+fn start_guard(folder: &Path) -> Result<Child, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
+    Command::new(exe)
+        .arg("--guard-cluster")
+        .arg(folder)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .map_err(|e| format!("cannot start the cluster's guard: {e}"))
+}
+
+/// `--guard-cluster FOLDER`: waits until the benchmark ends (its end of stdin closes, however
+/// it ends), then stops the cluster in FOLDER if it still runs and removes FOLDER.
+pub fn guard(folder: &str) -> ExitCode {
+    let folder = Path::new(folder);
+    let ours = folder.file_name().and_then(|name| name.to_str());
+    if !folder.is_absolute() || !ours.is_some_and(|name| name.starts_with(FOLDER_PREFIX)) {
+        eprintln!(
+            "server_load --guard-cluster: {} is not a cluster of ours",
+            folder.display()
+        );
+        return ExitCode::from(2);
+    }
+    let _ = std::io::stdin().read_to_end(&mut Vec::new());
+    match Tools::find() {
+        Ok(tools) => stop(&tools, folder),
+        Err(_) => {
+            let _ = std::fs::remove_dir_all(folder);
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn log_tail(folder: &Path) -> String {
+    let log = std::fs::read_to_string(folder.join("postgres.log")).unwrap_or_default();
     let lines: Vec<&str> = log.lines().collect();
     lines[lines.len().saturating_sub(20)..].join("\n")
 }
