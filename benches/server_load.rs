@@ -41,15 +41,16 @@
 //! legal moves that do not fill its own simple eye (tracked with `gokata::engine::Game`), passes
 //! when there is none or after 150 turns, and seeks again when the game is over. Anything
 //! wrong fails the run with a nonzero exit: an `error` frame, a `played` out of order or not
-//! matching the engine, a closed connection, a game result the engine disagrees with, or a game
-//! whose stored turns (re-read by `sync` at the end) differ from the turns acknowledged (a lost
-//! or a duplicated turn). Frames are paced below the server's per-connection rate limit (100
+//! matching the engine, a closed connection, a game result the engine disagrees with, a turn
+//! acknowledged to its player that never reaches the opponent, or a game whose stored turns
+//! (re-read by `sync` at the end) differ from the turns acknowledged (a lost or a duplicated
+//! turn). Frames are paced below the server's per-connection rate limit (100
 //! frames a second), which only binds with very few games.
 
 use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, ChildStdin, Command, ExitCode, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -562,6 +563,10 @@ struct Shared {
     /// The measured window.
     window: OnceLock<(Instant, Instant)>,
     connecting: Semaphore,
+    /// Turns acknowledged to their players less turns received by the opponents: every
+    /// acknowledged turn must reach the opponent (on another process, it may do so before the
+    /// acknowledgement, so this can be negative for a while).
+    undelivered: AtomicI64,
     /// The time from one turn of a game to the next when the load is paced; `None` flat out.
     interval: Option<Duration>,
 }
@@ -577,6 +582,7 @@ impl Shared {
             failures: Mutex::new(Vec::new()),
             window: OnceLock::new(),
             connecting: Semaphore::new(CONNECTING_AT_ONCE),
+            undelivered: AtomicI64::new(0),
             interval,
         }
     }
@@ -734,6 +740,7 @@ impl Turns {
         }
         self.awaiting = None;
         self.stats.turns += 1;
+        shared.undelivered.fetch_add(1, Ordering::SeqCst);
         if shared.in_window(now) {
             self.stats.acked_in_window += 1;
         }
@@ -746,6 +753,7 @@ impl Turns {
         let Some(sent) = self.sent.at(ply) else {
             return false;
         };
+        shared.undelivered.fetch_sub(1, Ordering::SeqCst);
         if shared.in_window(now) {
             let micros = now.duration_since(sent).as_micros();
             self.stats.latencies_us.push(micros.min(u32::MAX as u128) as u32);
@@ -1542,6 +1550,24 @@ async fn wait_for(
     }
 }
 
+/// Until every acknowledged turn has reached the opponent.
+async fn wait_delivered(shared: &Shared) -> Result<(), String> {
+    let deadline = Instant::now() + DRAIN_TIMEOUT;
+    loop {
+        let undelivered = shared.undelivered.load(Ordering::SeqCst);
+        if undelivered == 0 {
+            return Ok(());
+        }
+        if Instant::now() >= deadline {
+            return Err(format!(
+                "{undelivered} turns acknowledged to their players never reached the opponents \
+                 (in {DRAIN_TIMEOUT:?}): lost turns"
+            ));
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
 async fn sleep_watching(shared: &Shared, until: Instant) -> Result<(), String> {
     loop {
         if let Some(failure) = shared.failure() {
@@ -1644,6 +1670,9 @@ async fn wind_down(shared: &Shared, phase: &watch::Sender<Phase>, connections: u
     ] {
         let _ = phase.send(next);
         wait_for(shared, count, connections, timeout, what).await?;
+        if next == Phase::Stop {
+            wait_delivered(shared).await?;
+        }
     }
     let _ = phase.send(Phase::Done);
     Ok(())
