@@ -3,8 +3,9 @@
 //! `GAMES` (default 1000), `SECONDS` (default 10), `RATE` (default 10000; 0 for none), and for
 //! the PostgreSQL rounds `PROCESSES` (default 3; 0 for no PostgreSQL rounds), `PG_RATE` (default
 //! 5000; 0 for none) and `DB` (a PostgreSQL address, `postgresql://...` or `key=value ...`,
-//! whose user may create databases; without it, a throwaway cluster). `SEEKING_AT_ONCE` sets how
-//! many players seek their first game at once (default 64; 0 for all at once). `--quick` (20 games, 2 s, 400 moves/s, 2 processes on a
+//! whose user may create databases; without it, a throwaway cluster). `SQLITE=0` leaves out the
+//! SQLite and echo rounds, `SEEKING_AT_ONCE` sets how many players seek their first game at once
+//! (default 64; 0 for all at once). `--quick` (20 games, 2 s, 400 moves/s, 2 processes on a
 //! throwaway cluster) only checks that everything works.
 //!
 //! Two setups in one run, each printed as a table, with ratios between them:
@@ -147,6 +148,8 @@ struct Params {
     rate: Option<f64>,
     /// The same on PostgreSQL.
     pg_rate: Option<f64>,
+    /// Whether to measure one process on SQLite and the echo ceiling.
+    sqlite: bool,
     /// Server processes on PostgreSQL; none for no PostgreSQL rounds.
     processes: usize,
     /// A PostgreSQL server to make the databases on, instead of a throwaway cluster.
@@ -165,6 +168,7 @@ impl Params {
                 warmup: 0.5,
                 rate: Some(400.0),
                 pg_rate: Some(400.0),
+                sqlite: true,
                 processes: 2,
                 database: None,
                 seeking_at_once: SEEKING_AT_ONCE,
@@ -197,6 +201,7 @@ impl Params {
             warmup: 1.0,
             rate: (rate > 0.0).then_some(rate),
             pg_rate: (pg_rate > 0.0).then_some(pg_rate),
+            sqlite: std::env::var("SQLITE").map_or(true, |value| value.trim() != "0"),
             processes: processes as usize,
             database,
             seeking_at_once: match seeking_at_once as usize {
@@ -1877,14 +1882,21 @@ fn run(params: &Params) -> Result<(), String> {
         (_, None) => Some(Databases::throwaway()?),
     };
     let children = Children::default();
-    let measurements =
-        2 * loads(params.rate).len() + databases.as_ref().map_or(0, |_| loads(params.pg_rate).len());
+    let sqlite_measurements = if params.sqlite {
+        2 * loads(params.rate).len()
+    } else {
+        0
+    };
+    let measurements = sqlite_measurements + databases.as_ref().map_or(0, |_| loads(params.pg_rate).len());
     start_watchdog(
         params.measurement_budget() * measurements as u32 + Duration::from_secs(30),
         children.clone(),
     );
     print_heading(params, databases.as_ref());
-    let sqlite = sqlite_rounds(params, &children)?;
+    let sqlite = match params.sqlite {
+        true => sqlite_rounds(params, &children)?,
+        false => Vec::new(),
+    };
     let postgres = match &mut databases {
         Some(databases) => postgres_rounds(params, databases, &children)?,
         None => Vec::new(),
@@ -1907,10 +1919,12 @@ fn print_heading(params: &Params, databases: Option<&Databases>) {
         params.seconds,
         params.warmup,
     );
-    println!(
-        "- one server process on SQLite (synchronous=FULL), and the echo ceiling: {}",
-        loads(params.rate)
-    );
+    if params.sqlite {
+        println!(
+            "- one server process on SQLite (synchronous=FULL), and the echo ceiling: {}",
+            loads(params.rate)
+        );
+    }
     if let Some(databases) = databases {
         println!(
             "- {} server processes on one database, {}, players spread over them: {}",
@@ -2089,6 +2103,9 @@ fn yes(ok: bool) -> &'static str {
 
 /// Issue 8's targets, for the one process on SQLite.
 fn sqlite_verdicts(params: &Params, rows: &[(Measured, Measured)]) {
+    if rows.is_empty() {
+        return;
+    }
     let games: Vec<&Measured> = rows.iter().map(|(game, _)| game).collect();
     println!("targets (issue 8, one process on SQLite):");
     print_held_verdict(params, &games);
