@@ -104,7 +104,7 @@ impl Drop for Databases {
             return;
         }
         for name in std::mem::take(&mut self.made) {
-            if let Err(error) = self.sql(&format!("DROP DATABASE IF EXISTS {name}")) {
+            if let Err(error) = self.sql(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")) {
                 eprintln!("server_load: cannot drop the database {name}: {error}");
             }
         }
@@ -133,15 +133,17 @@ struct Cluster {
 
 impl Cluster {
     fn start() -> Result<Cluster, String> {
+        let (tools, port) = (Tools::find()?, free_port()?);
         let folder = std::env::temp_dir().join(format!("{FOLDER_PREFIX}{}", std::process::id()));
         std::fs::create_dir_all(folder.join("sockets"))
             .map_err(|e| format!("cannot make {}: {e}", folder.display()))?;
-        let cluster = Cluster {
-            port: free_port()?,
-            tools: Tools::find()?,
-            guard: Some(start_guard(&folder)?),
+        let mut cluster = Cluster {
+            port,
+            tools,
             folder,
+            guard: None,
         };
+        cluster.guard = Some(start_guard(&cluster.folder)?);
         if cluster.tools.as_postgres {
             // PostgreSQL refuses to run as root: the postgres user owns the folder.
             run(Command::new("chown")
