@@ -95,7 +95,8 @@ def test_processes_started_together_on_an_empty_database_migrate_it_once(postgre
         servers = start_site(url)
         try:
             name = url.rsplit("/", 1)[1]
-            assert postgres.psql("SELECT version FROM gokata_migrations ORDER BY version", name) == "1"
+            assert postgres.psql("SELECT version FROM gokata_migrations ORDER BY version", name).split() == ["1", "2"]
+            assert "fillfactor=50" in postgres.psql("SELECT reloptions FROM pg_class WHERE relname = 'games'", name)
             assert postgres.psql("SELECT size FROM seek_sizes ORDER BY size", name).split() == ["9", "13", "19"]
             for server in servers:
                 assert server.get_json("/health") == {"status": "ok"}
@@ -456,3 +457,18 @@ def test_a_server_stops_at_once_while_its_database_is_away() -> None:
     finally:
         server.kill()
         cluster.stop()
+
+
+def test_a_game_met_through_another_process_starts_empty_then_each_turn_is_played(site: list[ServerProcess]) -> None:
+    a, b, _ = site
+    for _ in range(10):
+        white = sign_in(b, fresh_name("Xsw"))
+        black = sign_in(a, fresh_name("Xsb"))
+        white.wire.request({"type": "seek", "size": 9, "color": "white"}, "seeking")
+        black.wire.send({"type": "seek", "size": 9, "color": "black"})
+        game = black.wire.expect("start")["game"]["id"]
+        black.wire.send(turn_frame(game, 0, "5E"))  # at once, before b may have heard of the game
+        start = white.wire.expect("start")["game"]
+        assert (start["id"], start["moves"]) == (game, []), start
+        played = white.wire.expect("played")
+        assert (played["ply"], played["point"]) == (0, "5E")

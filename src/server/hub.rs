@@ -905,10 +905,11 @@ impl Hub {
         let corrupt = |problem: String| StoreError::Corrupt(problem);
         let id = now.game.id.clone();
         if !self.games.contains_key(&id) {
-            if now.game.result.is_none() {
-                self.begin_remote_game(&now)?;
+            if now.game.result.is_some() {
+                return Ok(()); // a game this process never had: nobody here waits for it
             }
-            return Ok(());
+            // Started here as it began, and its turns announced one by one below.
+            self.begin_remote_game(&now)?;
         }
         // The records are read before the game leaves `games`: if the read fails, the game is
         // still there for the next catch-up.
@@ -957,9 +958,13 @@ impl Hub {
         Ok(())
     }
 
-    /// A game another process paired: `start` to its players here.
+    /// A game another process paired: `start` to its players here, as the game began (any
+    /// turns it has already are announced after it, each with its `played`).
     fn begin_remote_game(&mut self, now: &GameNow) -> Result<(), StoreError> {
-        let game = ServerGame::from_stored(&now.game).map_err(StoreError::Corrupt)?;
+        let mut first = now.game.clone();
+        first.moves.clear();
+        first.result = None;
+        let game = ServerGame::from_stored(&first).map_err(StoreError::Corrupt)?;
         let remaining = remaining(now, &game);
         let start: Arc<str> = ServerMessage::Start {
             game: GameState::of(&game, remaining.as_millis() as u64),

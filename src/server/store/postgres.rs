@@ -44,6 +44,8 @@ const MAX_PAYLOAD: usize = 7_900;
 /// A process not seen for this long is taken for dead: its seeks are withdrawn, and if no
 /// process is alive when one starts, the clocks start afresh.
 const ALIVE_WITHIN: &str = "3 seconds";
+/// How often a process says it is alive: well within `ALIVE_WITHIN`.
+const HEARTBEAT: Duration = Duration::from_secs(1);
 /// The time left to every player to move after the database was away.
 const GRACE: Duration = Duration::from_secs(30);
 
@@ -156,14 +158,7 @@ impl PostgresStore {
     }
 
     pub async fn heartbeat(&mut self) -> Result<(), StoreError> {
-        self.client
-            .execute(
-                "INSERT INTO instances (id, seen) VALUES ($1, clock_timestamp())
-                 ON CONFLICT (id) DO UPDATE SET seen = excluded.seen",
-                &[&self.instance],
-            )
-            .await?;
-        Ok(())
+        beat(&self.client, &self.instance).await
     }
 
     /// Says this process stopped on purpose: its seeks go at once, and a whole site stopped
@@ -407,6 +402,18 @@ impl PostgresStore {
             .await?;
         Ok(())
     }
+}
+
+/// Notes that process `instance` is alive now.
+async fn beat(client: &Client, instance: &str) -> Result<(), StoreError> {
+    client
+        .execute(
+            "INSERT INTO instances (id, seen) VALUES ($1, clock_timestamp())
+             ON CONFLICT (id) DO UPDATE SET seen = excluded.seen",
+            &[&instance],
+        )
+        .await?;
+    Ok(())
 }
 
 async fn connect(config: &Config) -> Result<Client, StoreError> {
@@ -658,7 +665,21 @@ impl Listener {
             driver.abort();
             return true;
         }
-        while let Some(payload) = received.recv().await {
+        // This connection also says the process is alive, however long the hub's batches take.
+        let mut heartbeat = tokio::time::interval(HEARTBEAT);
+        loop {
+            let payload = tokio::select! {
+                payload = received.recv() => payload,
+                _ = heartbeat.tick() => {
+                    if beat(&client, &self.instance).await.is_err() {
+                        break;
+                    }
+                    continue;
+                }
+            };
+            let Some(payload) = payload else {
+                break;
+            };
             let Some(remote) = self.parse(&payload) else {
                 continue;
             };
