@@ -204,3 +204,21 @@ def check_stored(server: ServerProcess, drivers: list[GameDriver]) -> None:
         state = server.get_json(f"/api/games/{driver.game}")
         assert state["moves"] == driver.script, driver.game
         assert state["status"] == "over" and state["reason"] == "passes"
+
+
+def paired(black: Player, white: Player, size: int = 9) -> str:
+    """``black`` seeks black and ``white`` white: the id of the game both are told of."""
+    black.wire.request({"type": "seek", "size": size, "color": "black"}, "seeking")
+    white.wire.send({"type": "seek", "size": size, "color": "white"})
+    game = str(white.wire.expect("start")["game"]["id"])
+    assert black.wire.expect("start")["game"]["id"] == game
+    return game
+
+
+def drive_until(drivers: list[GameDriver], turns: int, timeout: float = 30) -> list[threading.Thread]:
+    """Starts every game's driver; returns once each game has ``turns`` turns acknowledged."""
+    threads = run_drivers(drivers)
+    deadline = time.monotonic() + timeout
+    while min(driver.acknowledged for driver in drivers) < turns and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return threads

@@ -21,7 +21,7 @@ from typing import Optional
 
 import pytest
 
-from game_driver import GameDriver, Seat, check_stored, join_drivers, run_drivers, scripted_game
+from game_driver import GameDriver, Seat, check_stored, drive_until, join_drivers, paired, scripted_game
 from postgres_cluster import PostgresCluster, free_port
 from server_process import ServerProcess, Wire, fresh_name, http_get, loopback_source, sign_in
 
@@ -122,15 +122,9 @@ def test_games_go_on_through_the_proxy_when_a_server_is_killed(proxied_site: tup
     for number in range(9):
         black = sign_in(nginx, fresh_name("Pb"))
         white = sign_in(nginx, fresh_name("Pw"))
-        black.wire.request({"type": "seek", "size": 9, "color": "black"}, "seeking")
-        white.wire.send({"type": "seek", "size": 9, "color": "white"})
-        game = white.wire.expect("start")["game"]["id"]
-        black.wire.expect("start")
+        game = paired(black, white)
         drivers.append(GameDriver(game, scripted_game(300 + number, 30), Seat([nginx], 0, black), Seat([nginx], 0, white)))
-    threads = run_drivers(drivers)
-    deadline = time.monotonic() + 30
-    while min(driver.acknowledged for driver in drivers) < 8 and time.monotonic() < deadline:
-        time.sleep(0.05)
+    threads = drive_until(drivers, 8)
     servers[0].kill()
     join_drivers(drivers, threads)
     assert sum(seat.reconnects for driver in drivers for seat in driver.seats) > 0, (

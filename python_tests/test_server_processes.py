@@ -22,7 +22,16 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from game_driver import GameDriver, Seat, check_stored, join_drivers, run_drivers, scripted_game, turn_frame
+from game_driver import (
+    GameDriver,
+    Seat,
+    check_stored,
+    drive_until,
+    join_drivers,
+    paired,
+    scripted_game,
+    turn_frame,
+)
 from gokata import Go
 from postgres_cluster import PostgresCluster, free_port
 from server_process import Frame, Player, ServerProcess, Wire, fresh_name, gokata_command, sign_in
@@ -82,11 +91,8 @@ def start_cross_game(servers: list[ServerProcess], number: int, prefix: str) -> 
     black_index, white_index = number % len(servers), (number + 1) % len(servers)
     black = sign_in(servers[black_index], fresh_name(prefix + "b"))
     white = sign_in(servers[white_index], fresh_name(prefix + "w"))
-    black.wire.request({"type": "seek", "size": 9, "color": "black"}, "seeking")
-    white.wire.send({"type": "seek", "size": 9, "color": "white"})
-    state = white.wire.expect("start")["game"]
-    assert black.wire.expect("start")["game"]["id"] == state["id"]
-    return Seat(servers, black_index, black), Seat(servers, white_index, white), str(state["id"])
+    game = paired(black, white)
+    return Seat(servers, black_index, black), Seat(servers, white_index, white), game
 
 
 def test_processes_started_together_on_an_empty_database_migrate_it_once(postgres: PostgresCluster) -> None:
@@ -206,10 +212,7 @@ def test_kill_9_of_a_process_under_load_loses_no_acknowledged_turn(site: list[Se
     for number in range(18):
         black, white, game = start_cross_game(site, number, "Xk")
         drivers.append(GameDriver(game, scripted_game(100 + number, 40), black, white))
-    threads = run_drivers(drivers)
-    deadline = time.monotonic() + 30
-    while min(driver.acknowledged for driver in drivers) < 10 and time.monotonic() < deadline:
-        time.sleep(0.05)
+    threads = drive_until(drivers, 10)
     victim = site[1]
     victim.kill()
     join_drivers(drivers, threads)
@@ -278,10 +281,7 @@ def test_postgres_restarted_under_load_loses_no_acknowledged_turn() -> None:
         for number in range(12):
             black, white, game = start_cross_game(servers, number, "Xr")
             drivers.append(GameDriver(game, scripted_game(200 + number, 40), black, white))
-        threads = run_drivers(drivers)
-        deadline = time.monotonic() + 30
-        while min(driver.acknowledged for driver in drivers) < 10 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        threads = drive_until(drivers, 10)
         cluster.restart("immediate")
         join_drivers(drivers, threads)
         check_stored(servers[2], drivers)
@@ -396,10 +396,7 @@ def test_a_resignation_racing_a_turn_from_another_process_comes_after_it(site: l
     for _ in range(10):
         black = sign_in(a, fresh_name("Xrb"))
         white = sign_in(b, fresh_name("Xrw"))
-        black.wire.request({"type": "seek", "size": 9, "color": "black"}, "seeking")
-        white.wire.send({"type": "seek", "size": 9, "color": "white"})
-        game = white.wire.expect("start")["game"]["id"]
-        black.wire.expect("start")
+        game = paired(black, white)
         black.wire.send(turn_frame(game, 0, "5E"))
         black.wire.expect("played")
         white.wire.expect("played")
