@@ -28,7 +28,9 @@ use super::game::{EndReason, GameResult, Refusal, ServerGame, Turn};
 use super::limits::BucketsByAddress;
 use super::lobby::Seek;
 use super::protocol::{ClientFrame, ErrorCode, GameState, Refused, SeekColor, ServerMessage};
-use super::store::{GameNow, Outcome, PlayerRecord, Records, Remote, Standing, Store, StoreError, Write};
+use super::store::{
+    Change, GameNow, Outcome, PlayerRecord, Records, Remote, Standing, Store, StoreError, Write,
+};
 use crate::engine::Color;
 
 pub type ConnId = u64;
@@ -196,7 +198,9 @@ pub struct Hub {
     closed: Vec<String>,
     /// New names registered, by address.
     registrations: BucketsByAddress,
-    /// What other processes changed, read after the batch.
+    /// Turns other processes stored, told whole, played after the batch.
+    remote_turns: Vec<(String, usize, Option<String>)>,
+    /// Games other processes changed otherwise, read after the batch.
     remote: HashSet<String>,
     remote_everything: bool,
     /// Games that ended in this batch, for states made at delivery time.
@@ -238,6 +242,7 @@ impl Hub {
                 f64::from(registrations_per_hour),
                 f64::from(registrations_per_hour) / 3600.0,
             ),
+            remote_turns: Vec::new(),
             remote: HashSet::new(),
             remote_everything: false,
             ended: HashMap::new(),
@@ -315,6 +320,7 @@ impl Hub {
                     self.failure.get_or_insert(error);
                 }
             }
+            self.play_remote_turns();
             if self.failure.is_none() && (self.remote_everything || !self.remote.is_empty()) {
                 let games = self.remote_games().await;
                 if let Err(error) = self.catch_up(games).await {
@@ -361,7 +367,16 @@ impl Hub {
                 let delivery = self.answer(query, reply).await;
                 self.deliver_later(None, delivery);
             }
-            Event::Remote(Remote::Games(games)) => self.remote.extend(games),
+            Event::Remote(Remote::Changes(changes)) => {
+                for change in changes {
+                    match change {
+                        Change::Turn { game, ply, point } => self.remote_turns.push((game, ply, point)),
+                        Change::Game(game) => {
+                            self.remote.insert(game);
+                        }
+                    }
+                }
+            }
             Event::Remote(Remote::Everything) => self.remote_everything = true,
             Event::Shutdown => return true,
         }
@@ -857,6 +872,44 @@ impl Hub {
             _ = stopping.wait_for(|stopping| *stopping) => true,
         };
         !stopped && !*stopping.borrow()
+    }
+
+    /// Plays the turns other processes told of, in order, on the games as this process holds
+    /// them, and announces each to its players here. A turn that does not follow what this
+    /// process holds (a notification was missed, or the game is new here) has its game read
+    /// instead.
+    fn play_remote_turns(&mut self) {
+        for (game_id, ply, point) in std::mem::take(&mut self.remote_turns) {
+            let Some(live) = self.games.get_mut(&game_id) else {
+                self.remote.insert(game_id);
+                continue;
+            };
+            let known = live.game.moves().len();
+            if known > ply {
+                continue; // told twice: a catch-up read it already
+            }
+            if live.dirty || live.game.is_over() || known < ply {
+                self.remote.insert(game_id);
+                continue;
+            }
+            let color = live.game.to_move();
+            let Ok(turn) = live.game.play(color, ply, point.as_deref()) else {
+                live.dirty = true;
+                self.remote.insert(game_id);
+                continue;
+            };
+            live.announced = live.game.moves().len();
+            let move_time = Duration::from_millis(live.game.move_time_ms);
+            let text: Arc<str> = played_message(&live.game, &turn).into();
+            let players = player_keys(&live.game);
+            for player in players {
+                self.send_to_player(&player, &text);
+            }
+            // The result of a last pass comes as a change of its own, read with its records.
+            if turn.result.is_none() {
+                self.arm_clock(&game_id, move_time);
+            }
+        }
     }
 
     /// The games other processes changed, taking them from the batch's list. `Everything`

@@ -9,10 +9,12 @@
 //! The hub sees only [`Store`], and the same hub runs on both.
 
 mod migrations;
+mod notification;
 mod postgres;
 mod sqlite;
 
-pub use postgres::{is_postgres_address, Listener, PostgresStore, Remote};
+pub use notification::{Change, Remote};
+pub use postgres::{is_postgres_address, Listener, PostgresStore};
 pub use sqlite::SqliteStore;
 
 use super::game::{EndReason, GameResult};

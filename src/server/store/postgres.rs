@@ -10,8 +10,9 @@
 //! - pairing locks the board size's row in `seek_sizes`, so two seeks that fit each other can
 //!   never both wait (with `SKIP LOCKED` alone, two seekers arriving together each skip the
 //!   other's uncommitted seek);
-//! - each commit sends one `NOTIFY` naming the games it touched: a signal, not the data, so
-//!   the others read the turns after the last ply they know ([`Listener`]).
+//! - each commit notifies the others of the turns it stored, whole, and of the games that
+//!   changed otherwise, which they read ([`notification`], [`Listener`]); once the commit's
+//!   outcomes are known, so that nothing rejected is told.
 //!
 //! One connection writes (the hub is the process's one writer, so there is no pool), and
 //! [`Listener`] keeps a second one for notifications.
@@ -27,6 +28,7 @@ use tokio_postgres::error::SqlState;
 use tokio_postgres::{AsyncMessage, Client, Config, NoTls, Row, Statement, Transaction};
 
 use super::migrations;
+use super::notification::{self, Change, Remote};
 use super::{
     stored_result, GameNow, Outcome, PairedGame, PlayerRecord, Records, Standing, StoreError, StoredGame,
     Write,
@@ -38,9 +40,6 @@ use crate::server::protocol::SeekColor;
 
 /// The channel every process listens on.
 const CHANNEL: &str = "gokata";
-/// A payload over this many bytes is replaced by "*", read everything (PostgreSQL's limit is
-/// 8,000).
-const MAX_PAYLOAD: usize = 7_900;
 /// A process not seen for this long is taken for dead: its seeks are withdrawn, and if no
 /// process is alive when one starts, the clocks start afresh.
 const ALIVE_WITHIN: &str = "3 seconds";
@@ -292,16 +291,29 @@ impl PostgresStore {
             let chained = !seen.insert(write.game());
             apply(&tx, &self.statements, write, chained)
         });
-        let writing = join_all(writing);
-        let payload = notification(&self.instance, writes.iter().map(Write::game));
-        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 1] = [&payload];
-        let notifying = tx.execute(&self.statements.notify, &params);
-        let (applied, notified) = tokio::join!(writing, notifying);
-        notified?;
+        let applied = join_all(writing).await;
         let mut outcomes = vec![Outcome::Rejected; writes.len()];
-        for (index, outcome) in order.into_iter().zip(applied) {
-            outcomes[index] = outcome?;
+        let mut changes = Vec::new();
+        for (&index, outcome) in order.iter().zip(applied) {
+            let outcome = outcome?;
+            if outcome != Outcome::Rejected {
+                changes.push(match &writes[index] {
+                    Write::Turn { game, ply, point } => Change::Turn {
+                        game: game.clone(),
+                        ply: *ply,
+                        point: point.clone(),
+                    },
+                    write => Change::Game(write.game().to_string()),
+                });
+            }
+            outcomes[index] = outcome;
         }
+        notify(
+            &tx,
+            &self.statements.notify,
+            &notification::payloads(&self.instance, &changes),
+        )
+        .await?;
         tx.commit().await?;
         Ok(outcomes)
     }
@@ -380,8 +392,8 @@ impl PostgresStore {
             .await?;
         let game = new_game(pair(seek, waiting_seek, auth::coin));
         apply(&tx, &self.statements, &Write::NewGame(game.clone()), false).await?;
-        let payload = notification(&self.instance, [game.id.as_str()]);
-        tx.execute(&self.statements.notify, &[&payload]).await?;
+        let told = notification::payloads(&self.instance, &[Change::Game(game.id.clone())]);
+        notify(&tx, &self.statements.notify, &told).await?;
         tx.commit().await?;
         Ok(Some(PairedGame { game, stored: true }))
     }
@@ -402,6 +414,18 @@ impl PostgresStore {
             .await?;
         Ok(())
     }
+}
+
+/// Sends the payloads, at once, in the transaction: delivered once it commits.
+async fn notify(tx: &Transaction<'_>, statement: &Statement, payloads: &[String]) -> Result<(), StoreError> {
+    let sending = payloads.iter().map(|payload| {
+        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 1] = [payload];
+        async move { tx.execute(statement, &params).await }
+    });
+    for sent in join_all(sending).await {
+        sent?;
+    }
+    Ok(())
 }
 
 /// Notes that process `instance` is alive now.
@@ -596,30 +620,6 @@ fn count(row: &Row, at: usize) -> Result<u32, StoreError> {
     u32::try_from(row.get::<_, i32>(at)).map_err(|_| StoreError::Corrupt("a negative count".into()))
 }
 
-/// `INSTANCE GAME GAME ...`, or `INSTANCE *` when the games would not fit.
-fn notification<'a>(instance: &str, games: impl IntoIterator<Item = &'a str>) -> String {
-    let mut payload = instance.to_string();
-    let mut listed = HashSet::new();
-    for game in games {
-        if listed.insert(game) {
-            payload.push(' ');
-            payload.push_str(game);
-        }
-    }
-    if payload.len() > MAX_PAYLOAD {
-        payload = format!("{instance} *");
-    }
-    payload
-}
-
-/// What another process changed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Remote {
-    Games(Vec<String>),
-    /// Anything may have changed (notifications were missed): read every live game.
-    Everything,
-}
-
 /// Listens for the other processes' notifications on a connection of its own, polled for them
 /// (a pooled connection would drop them), and reconnects when it is lost.
 pub struct Listener {
@@ -694,15 +694,8 @@ impl Listener {
 
     /// `None` for this process's own notifications.
     fn parse(&self, payload: &str) -> Option<Remote> {
-        let mut words = payload.split_whitespace();
-        if words.next() == Some(self.instance.as_str()) {
-            return None;
-        }
-        let games: Vec<String> = words.map(String::from).collect();
-        if games.iter().any(|game| game == "*") {
-            return Some(Remote::Everything);
-        }
-        Some(Remote::Games(games))
+        let (instance, remote) = notification::parse(payload);
+        (instance != self.instance).then_some(remote)
     }
 }
 
@@ -732,24 +725,15 @@ mod tests {
     }
 
     #[test]
-    fn a_notification_names_each_game_once_and_stays_under_the_limit() {
-        assert_eq!(notification("me", ["a", "b", "a"]), "me a b");
-        let many: Vec<String> = (0..1000).map(|n| format!("game{n:08}")).collect();
-        let payload = notification("me", many.iter().map(String::as_str));
-        assert_eq!(payload, "me *");
-    }
-
-    #[test]
     fn the_listener_skips_its_own_notifications() {
         let listener = Listener {
             config: Config::new(),
             instance: "me".into(),
         };
-        assert_eq!(listener.parse("me a b"), None);
+        assert_eq!(listener.parse("me g:a t:b:0:5E"), None);
         assert_eq!(
-            listener.parse("other a b"),
-            Some(Remote::Games(vec!["a".into(), "b".into()]))
+            listener.parse("other g:a"),
+            Some(Remote::Changes(vec![Change::Game("a".into())]))
         );
-        assert_eq!(listener.parse("other *"), Some(Remote::Everything));
     }
 }

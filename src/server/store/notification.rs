@@ -1,0 +1,143 @@
+//! What one process tells the others on commit, through PostgreSQL's `NOTIFY`: the turns it
+//! stored, whole (a turn is a few bytes, and every other process would otherwise read it back),
+//! and the games that changed otherwise (a new game, a result), which the others read.
+//!
+//! A payload is `INSTANCE ENTRY ENTRY ...`: `t:GAME:PLY:POINT` a stored turn (`-` for a pass),
+//! `g:GAME` a game to read. A commit's entries are split over as many payloads as PostgreSQL's
+//! limit of 8,000 bytes needs, all sent in the same transaction (which takes the cluster-wide
+//! lock for notifying commits once).
+
+/// A payload's length at most.
+const MAX_PAYLOAD: usize = 7_900;
+
+/// One change another process stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Change {
+    Turn {
+        game: String,
+        ply: usize,
+        point: Option<String>,
+    },
+    /// Read this game from the database.
+    Game(String),
+}
+
+/// What another process changed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Remote {
+    Changes(Vec<Change>),
+    /// Anything may have changed (notifications were missed): read every live game.
+    Everything,
+}
+
+/// The payloads telling `changes`, in order.
+pub fn payloads(instance: &str, changes: &[Change]) -> Vec<String> {
+    let mut payloads = Vec::new();
+    let mut payload = instance.to_string();
+    for change in changes {
+        let entry = match change {
+            Change::Turn { game, ply, point } => {
+                format!("t:{game}:{ply}:{}", point.as_deref().unwrap_or("-"))
+            }
+            Change::Game(game) => format!("g:{game}"),
+        };
+        if payload.len() + 1 + entry.len() > MAX_PAYLOAD {
+            payloads.push(std::mem::replace(&mut payload, instance.to_string()));
+        }
+        payload.push(' ');
+        payload.push_str(&entry);
+    }
+    if payload.len() > instance.len() {
+        payloads.push(payload);
+    }
+    payloads
+}
+
+/// The sender's instance and its changes; entries of another form are left out (a newer
+/// process may say more), and a payload that has none left asks for everything to be read.
+pub fn parse(payload: &str) -> (&str, Remote) {
+    let mut words = payload.split_whitespace();
+    let instance = words.next().unwrap_or("");
+    let mut changes = Vec::new();
+    let mut unknown = false;
+    for word in words {
+        match parse_entry(word) {
+            Some(change) => changes.push(change),
+            None => unknown = true,
+        }
+    }
+    if changes.is_empty() && unknown {
+        return (instance, Remote::Everything);
+    }
+    (instance, Remote::Changes(changes))
+}
+
+fn parse_entry(word: &str) -> Option<Change> {
+    if let Some(game) = word.strip_prefix("g:") {
+        return Some(Change::Game(game.to_string()));
+    }
+    let mut parts = word.strip_prefix("t:")?.split(':');
+    let (game, ply, point) = (parts.next()?, parts.next()?, parts.next()?);
+    if parts.next().is_some() {
+        return None;
+    }
+    Some(Change::Turn {
+        game: game.to_string(),
+        ply: ply.parse().ok()?,
+        point: (point != "-").then(|| point.to_string()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn turn(game: &str, ply: usize, point: Option<&str>) -> Change {
+        Change::Turn {
+            game: game.into(),
+            ply,
+            point: point.map(String::from),
+        }
+    }
+
+    #[test]
+    fn changes_read_back_as_they_were_told() {
+        let changes = vec![
+            turn("g1", 0, Some("5E")),
+            turn("g1", 1, None),
+            Change::Game("g1".into()),
+            turn("g2", 17, Some("19T")),
+        ];
+        let sent = payloads("me", &changes);
+        assert_eq!(sent, vec!["me t:g1:0:5E t:g1:1:- g:g1 t:g2:17:19T".to_string()]);
+        assert_eq!(parse(&sent[0]), ("me", Remote::Changes(changes)));
+    }
+
+    #[test]
+    fn many_changes_are_split_under_the_limit_in_order() {
+        let changes: Vec<Change> = (0..2000)
+            .map(|n| turn(&format!("game{n:08}"), n, Some("10K")))
+            .collect();
+        let sent = payloads("me", &changes);
+        assert!(sent.len() > 1);
+        assert!(sent.iter().all(|payload| payload.len() <= MAX_PAYLOAD));
+        let read: Vec<Change> = sent
+            .iter()
+            .flat_map(|payload| match parse(payload) {
+                ("me", Remote::Changes(changes)) => changes,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(read, changes);
+        assert!(payloads("me", &[]).is_empty());
+    }
+
+    #[test]
+    fn entries_of_another_form_are_left_out() {
+        assert_eq!(
+            parse("them x:1 g:g1 t:g2:x:5E t:g2:1"),
+            ("them", Remote::Changes(vec![Change::Game("g1".into())]))
+        );
+        assert_eq!(parse("them *"), ("them", Remote::Everything));
+    }
+}
