@@ -164,3 +164,26 @@ def test_many_clients_at_once_are_each_within_their_limits(server: ServerProcess
     for thread in threads:
         thread.join(30)
     assert not problems, problems
+
+
+def test_a_request_trickled_after_an_answered_one_is_cut_off(server: ServerProcess) -> None:
+    sock = raw_socket(server, loopback_source())
+    sock.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+    sock.settimeout(5)
+    assert sock.recv(4096).startswith(b"HTTP/1.1 200"), "the first request is answered"
+    started = time.monotonic()
+    closed = False
+    for byte in b"GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: yes\r\n\r\n":
+        try:
+            sock.sendall(bytes([byte]))
+        except OSError:
+            closed = True
+            break
+        if closed_by_server(sock, 1.0):
+            closed = True
+            break
+        if time.monotonic() - started > REQUEST_TIME + 5:
+            break
+    sock.close()
+    assert closed, "a request head sent a byte a second is cut off"
+    assert time.monotonic() - started < REQUEST_TIME + 3

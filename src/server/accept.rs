@@ -1,8 +1,10 @@
-//! Accepting connections: at most so many open from one address, and none held open by a
-//! client that says nothing. A connection must finish its first request within
-//! [`REQUEST_TIME`] (hyper's own header timeout needs a timer that `axum::serve` does not
-//! give it), and after that may be silent for at most [`IDLE_TIME`]: the server pings every
-//! upgraded WebSocket more often than that, and live clients answer.
+//! Accepting and serving connections: at most so many open from one address, and none held open
+//! by a client that says nothing or says it too slowly. A connection must send its first
+//! request within [`REQUEST_TIME`], the head of every request must arrive whole within it
+//! (hyper's header timeout, which needs the timer that `axum::serve` does not give it, so
+//! connections are served here), and once answered a connection may be silent for at most
+//! [`IDLE_TIME`]: the server pings every upgraded WebSocket more often than that, and live
+//! clients answer.
 
 use std::future::Future;
 use std::io;
@@ -11,11 +13,18 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use axum::extract::connect_info::Connected;
-use axum::serve::{IncomingStream, Listener};
+use axum::body::Body;
+use axum::extract::ConnectInfo;
+use axum::Router;
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper::Request;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
 use tokio::time::{Instant, Sleep};
+use tower::ServiceExt;
 
 use super::limits::{ConnectionCounts, ConnectionGuard};
 
@@ -46,11 +55,8 @@ impl GuardedListener {
     }
 }
 
-impl Listener for GuardedListener {
-    type Io = GuardedStream;
-    type Addr = SocketAddr;
-
-    async fn accept(&mut self) -> (GuardedStream, SocketAddr) {
+impl GuardedListener {
+    pub async fn accept(&mut self) -> (GuardedStream, SocketAddr) {
         loop {
             let (stream, peer) = match self.listener.accept().await {
                 Ok(accepted) => accepted,
@@ -73,7 +79,7 @@ impl Listener for GuardedListener {
         }
     }
 
-    fn local_addr(&self) -> io::Result<SocketAddr> {
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
         self.listener.local_addr()
     }
 }
@@ -82,9 +88,44 @@ impl Listener for GuardedListener {
 #[derive(Clone, Copy, Debug)]
 pub struct Peer(pub IpAddr);
 
-impl Connected<IncomingStream<'_, GuardedListener>> for Peer {
-    fn connect_info(stream: IncomingStream<'_, GuardedListener>) -> Peer {
-        Peer(stream.remote_addr().ip())
+/// Serves `app` on every connection `listener` accepts, until `stopping` turns true; then
+/// accepts no more and asks each connection to finish what it is answering (upgraded
+/// WebSockets are the hub's to close).
+pub async fn serve(mut listener: GuardedListener, app: Router, mut stopping: watch::Receiver<bool>) {
+    loop {
+        let (stream, peer) = tokio::select! {
+            accepted = listener.accept() => accepted,
+            _ = stopping.wait_for(|stopping| *stopping) => return,
+        };
+        let app = app.clone();
+        let stopping = stopping.clone();
+        tokio::spawn(serve_connection(stream, Peer(peer.ip()), app, stopping));
+    }
+}
+
+async fn serve_connection(
+    stream: GuardedStream,
+    peer: Peer,
+    app: Router,
+    mut stopping: watch::Receiver<bool>,
+) {
+    let service = hyper::service::service_fn(move |mut request: Request<Incoming>| {
+        request.extensions_mut().insert(ConnectInfo(peer));
+        app.clone().oneshot(request.map(Body::new))
+    });
+    let mut builder = http1::Builder::new();
+    builder.timer(TokioTimer::new()).header_read_timeout(REQUEST_TIME);
+    let connection = builder
+        .serve_connection(TokioIo::new(stream), service)
+        .with_upgrades();
+    tokio::pin!(connection);
+    let stopped = tokio::select! {
+        _ = connection.as_mut() => false,
+        _ = stopping.wait_for(|stopping| *stopping) => true,
+    };
+    if stopped {
+        connection.as_mut().graceful_shutdown();
+        let _ = connection.await;
     }
 }
 

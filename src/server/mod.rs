@@ -28,7 +28,7 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, oneshot};
 
-use accept::{GuardedListener, Peer};
+use accept::GuardedListener;
 use hub::{Event, Hub};
 use limits::{ConnectionCounts, Limits};
 use store::{is_postgres_address, Listener, PostgresStore, SqliteStore, Store, StoreError};
@@ -237,7 +237,7 @@ async fn serve(
             }
         });
     }
-    let (stopping_now, mut stopping) = tokio::sync::watch::channel(false);
+    let (stopping_now, stopping) = tokio::sync::watch::channel(false);
     hub.stop_with(stopping.clone());
     let healthy = hub.health();
     let (hub_done, hub_stopped) = oneshot::channel();
@@ -257,26 +257,17 @@ async fn serve(
         .map_err(ServerError::Runtime)?;
     let alive = Arc::new(());
     let app = http::router(events.clone(), alive.clone(), limits, healthy);
-    let shutdown = async move {
+    tokio::spawn(async move {
         tokio::select! {
             _ = stop => {},
             _ = hub_stopped => {},
         }
         let _ = stopping_now.send(true);
-    };
+    });
     // Behind a proxy every connection is the proxy's: sockets are counted per client instead.
     let per_address = (!limits.behind_proxy).then_some(limits.connections_per_address);
     let listener = GuardedListener::new(listener, ConnectionCounts::default(), per_address);
-    let app = app.into_make_service_with_connect_info::<Peer>();
-    let serving = axum::serve(listener, app).with_graceful_shutdown(shutdown);
-    // A client that never finishes its request must not hold the server open.
-    let served = tokio::select! {
-        served = async { serving.await } => served,
-        () = async {
-            let _ = stopping.wait_for(|stopping| *stopping).await;
-            tokio::time::sleep(GOODBYE_TIME).await;
-        } => Ok(()),
-    };
+    accept::serve(listener, app, stopping).await;
     // Upgraded WebSockets outlive the graceful shutdown: the hub says goodbye to each.
     let _ = events.send(Event::Shutdown).await;
     drop(events);
@@ -292,6 +283,5 @@ async fn serve(
     while Arc::strong_count(&alive) > 1 && tokio::time::Instant::now() < flushed {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    served.map_err(ServerError::Runtime)?;
     hub_result
 }
