@@ -78,10 +78,6 @@ impl GuardedListener {
             return (GuardedStream::new(stream, guard), peer);
         }
     }
-
-    pub fn local_addr(&self) -> io::Result<SocketAddr> {
-        self.listener.local_addr()
-    }
 }
 
 /// The peer's address, for handlers (`ConnectInfo<Peer>`).

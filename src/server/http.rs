@@ -1,6 +1,7 @@
 //! The HTTP routes: the page, health, the public records and games, and the WebSocket endpoint;
 //! the API limited in requests a second per client address.
 
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -75,6 +76,18 @@ pub fn router(hub: mpsc::Sender<Event>, alive: Arc<()>, limits: Limits, healthy:
         .with_state(state)
 }
 
+impl AppState {
+    /// The client's address: the peer's, or behind a proxy the one it forwarded.
+    fn client(&self, peer: IpAddr, headers: &HeaderMap) -> IpAddr {
+        client_address(peer, headers, self.limits.behind_proxy)
+    }
+}
+
+/// A client over one of its limits: 429, saying which.
+fn too_many(message: String) -> Response {
+    json(StatusCode::TOO_MANY_REQUESTS, error_body(&message))
+}
+
 /// The API's requests, a bucket per client address: 429 when it is empty.
 async fn rate_limited(
     State(state): State<AppState>,
@@ -82,7 +95,7 @@ async fn rate_limited(
     request: Request,
     next: Next,
 ) -> Response {
-    let address = client_address(peer, request.headers(), state.limits.behind_proxy);
+    let address = state.client(peer, request.headers());
     let spent = state
         .api_requests
         .lock()
@@ -92,13 +105,10 @@ async fn rate_limited(
         Ok(()) => next.run(request).await,
         Err(wait) => {
             let seconds = wait.as_secs() + 1;
-            let mut response = json(
-                StatusCode::TOO_MANY_REQUESTS,
-                error_body(&format!(
-                    "more than {} requests a second from {address}: try again in {seconds} s",
-                    state.limits.api_requests_per_second
-                )),
-            );
+            let mut response = too_many(format!(
+                "more than {} requests a second from {address}: try again in {seconds} s",
+                state.limits.api_requests_per_second
+            ));
             if let Ok(value) = seconds.to_string().parse() {
                 response.headers_mut().insert(header::RETRY_AFTER, value);
             }
@@ -113,19 +123,16 @@ async fn upgrade(
     headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Response {
-    let address = client_address(peer, &headers, state.limits.behind_proxy);
+    let address = state.client(peer, &headers);
     // Behind a proxy every TCP connection is the proxy's: the client's are counted here.
     let guard = if state.limits.behind_proxy {
         match state.sockets.open(address, state.limits.connections_per_address) {
             Some(guard) => Some(guard),
             None => {
-                return json(
-                    StatusCode::TOO_MANY_REQUESTS,
-                    error_body(&format!(
-                        "more than {} connections from {address}",
-                        state.limits.connections_per_address
-                    )),
-                )
+                return too_many(format!(
+                    "more than {} connections from {address}",
+                    state.limits.connections_per_address
+                ))
             }
         }
     } else {

@@ -37,7 +37,8 @@ pub type ConnId = u64;
 
 /// Events handled in one batch at most, so one commit never waits on an endless stream.
 const MAX_BATCH: usize = 512;
-/// How often a process on a shared database says it is alive.
+/// How often a process on a shared database says it is alive (its listener says so too, on a
+/// connection of its own); an idle hub also notices a lost database this way.
 const HEARTBEAT: Duration = Duration::from_secs(1);
 /// The longest wait between two attempts to reach a lost database.
 const MAX_RECONNECT_WAIT: Duration = Duration::from_secs(2);
