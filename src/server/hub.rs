@@ -28,9 +28,7 @@ use super::game::{EndReason, GameResult, Refusal, ServerGame, Turn};
 use super::limits::BucketsByAddress;
 use super::lobby::Seek;
 use super::protocol::{ClientFrame, ErrorCode, GameState, Refused, SeekColor, ServerMessage};
-use super::store::{
-    Change, GameNow, Outcome, PlayerRecord, Records, Remote, Standing, Store, StoreError, Write,
-};
+use super::store::{Change, GameNow, Outcome, PlayerRecord, Records, Remote, Store, StoreError, Write};
 use crate::engine::Color;
 
 pub type ConnId = u64;
@@ -965,15 +963,6 @@ impl Hub {
             // Started here as it began, and its turns announced one by one below.
             self.begin_remote_game(&now)?;
         }
-        // The records are read before the game leaves `games`: if the read fails, the game is
-        // still there for the next catch-up.
-        let records = match now.game.result {
-            Some(_) => Some(Records {
-                black: self.standing(&now.game.black).await?,
-                white: self.standing(&now.game.white).await?,
-            }),
-            None => None,
-        };
         let live = self.games.remove(&id).expect("checked above");
         let queued = live.queued;
         let (mut game, first_ply, new_turns) = if live.dirty {
@@ -998,9 +987,9 @@ impl Hub {
                 self.send_to_player(&player, &text);
             }
         }
-        if let (Some(result), Some(records)) = (now.game.result, records) {
+        if let (Some(result), Some(records)) = (now.game.result, &now.records) {
             game.set_result(result);
-            self.announce_over(&game, result, &records);
+            self.announce_over(&game, result, records);
             return Ok(());
         }
         let remaining = remaining(&now, &game);
@@ -1032,19 +1021,6 @@ impl Hub {
         self.games.insert(id.clone(), LiveGame::new(game));
         self.arm_clock(&id, remaining);
         Ok(())
-    }
-
-    async fn standing(&mut self, name: &str) -> Result<Standing, StoreError> {
-        let record = self
-            .store
-            .player(name)
-            .await?
-            .ok_or_else(|| StoreError::Corrupt(format!("a game's player {name} is not registered")))?;
-        Ok(Standing {
-            name: record.name,
-            wins: record.wins,
-            losses: record.losses,
-        })
     }
 
     /// Starts the game's clock: the player to move has `remaining` from now.

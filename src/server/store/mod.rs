@@ -61,6 +61,8 @@ pub struct GameNow {
     /// The time left to the player to move, by the database's clock; `None` where the process
     /// keeps the clock itself (SQLite).
     pub remaining_ms: Option<u64>,
+    /// The players' records, read with the game, once it is over.
+    pub records: Option<Records>,
 }
 
 /// One change; a batch of them is committed in one transaction. Turns and results are

@@ -79,7 +79,7 @@ pub fn parse_address(address: &str) -> Result<Config, String> {
 }
 
 struct Statements {
-    turn: Statement,
+    turns: Statement,
     finish: Statement,
     new_game: Statement,
     notify: Statement,
@@ -241,9 +241,11 @@ impl PostgresStore {
                 "SELECT g.id, g.size, g.black, g.white, g.komi, g.move_time_ms, g.winner, g.reason,
                         g.score_black, g.score_white, k.first,
                         greatest(0, ceil(extract(epoch FROM g.deadline - clock_timestamp()) * 1000))::int8,
-                        t.ply, t.point
+                        t.ply, t.point, b.wins, b.losses, w.wins, w.losses
                  FROM unnest($1::text[], $2::int4[]) AS k(id, first)
                  JOIN games g ON g.id = k.id
+                 JOIN players b ON b.name = g.black
+                 JOIN players w ON w.name = g.white
                  LEFT JOIN turns t ON t.game = g.id AND t.ply >= k.first
                  ORDER BY g.id, t.ply",
                 &[&ids, &firsts],
@@ -279,35 +281,25 @@ impl PostgresStore {
         }
     }
 
-    /// The writes go in the order of their games (each game's in their own order), so that two
-    /// processes lock games' rows in one order.
+    /// The writes go in rounds: a game's first write in the first round, its second in the
+    /// second, and so on. A round's turns are one statement over arrays, in the order of their
+    /// games, so that two processes lock games' rows in one order; its other writes (new games,
+    /// results) one statement each. Every round is sent at once (pipelined): a later round's
+    /// writes apply only where the game's earlier one did.
     async fn commit_once(&mut self, writes: &[Write]) -> Result<Vec<Outcome>, StoreError> {
-        let mut order: Vec<usize> = (0..writes.len()).collect();
-        order.sort_by(|&a, &b| writes[a].game().cmp(writes[b].game()));
         let tx = self.client.transaction().await?;
-        let mut seen = HashSet::new();
-        let writing = order.iter().map(|&index| {
-            let write = &writes[index];
-            let chained = !seen.insert(write.game());
-            apply(&tx, &self.statements, write, chained)
-        });
-        let applied = join_all(writing).await;
+        let rounds = rounds(writes);
+        let writing = rounds
+            .iter()
+            .enumerate()
+            .map(|(round, indices)| commit_round(&tx, &self.statements, writes, indices, round > 0));
         let mut outcomes = vec![Outcome::Rejected; writes.len()];
-        let mut changes = Vec::new();
-        for (&index, outcome) in order.iter().zip(applied) {
-            let outcome = outcome?;
-            if outcome != Outcome::Rejected {
-                changes.push(match &writes[index] {
-                    Write::Turn { game, ply, point } => Change::Turn {
-                        game: game.clone(),
-                        ply: *ply,
-                        point: point.clone(),
-                    },
-                    write => Change::Game(write.game().to_string()),
-                });
+        for (indices, applied) in rounds.iter().zip(join_all(writing).await) {
+            for (&index, outcome) in indices.iter().zip(applied?) {
+                outcomes[index] = outcome;
             }
-            outcomes[index] = outcome;
         }
+        let changes = changes(writes, &outcomes);
         notify(
             &tx,
             &self.statements.notify,
@@ -344,6 +336,9 @@ impl PostgresStore {
         }
     }
 
+    /// Three round trips after `BEGIN`, each sent whole: the lock and every read under it (each
+    /// statement sees what was committed before the lock was granted), then the writes, then
+    /// the commit. The lock is held for as short a time as the database allows.
     async fn pair_once(
         &mut self,
         seek: Seek,
@@ -352,27 +347,26 @@ impl PostgresStore {
         let size = i32::try_from(seek.size).unwrap_or(0);
         let color = seek.color.name();
         let tx = self.client.transaction().await?;
-        tx.query_one("SELECT size FROM seek_sizes WHERE size = $1 FOR UPDATE", &[&size])
-            .await?;
-        tx.execute("DELETE FROM seeks WHERE player = $1", &[&seek.name])
-            .await?;
-        tx.execute(
-            &format!(
-                "DELETE FROM seeks WHERE size = $1 AND instance NOT IN (
-                     SELECT id FROM instances WHERE seen >= clock_timestamp() - interval '{ALIVE_WITHIN}')"
-            ),
-            &[&size],
-        )
-        .await?;
-        let waiting = tx
-            .query_opt(
+        let dead_seeks = format!(
+            "DELETE FROM seeks WHERE size = $1 AND instance NOT IN (
+                 SELECT id FROM instances WHERE seen >= clock_timestamp() - interval '{ALIVE_WITHIN}')"
+        );
+        let (locked, own_withdrawn, dead_withdrawn, waiting) = futures_util::future::join4(
+            tx.query_one("SELECT size FROM seek_sizes WHERE size = $1 FOR UPDATE", &[&size]),
+            tx.execute("DELETE FROM seeks WHERE player = $1", &[&seek.name]),
+            tx.execute(&dead_seeks, &[&size]),
+            tx.query_opt(
                 "SELECT id, player, color FROM seeks
                  WHERE size = $1 AND ($2 = 'any' OR color = 'any' OR color <> $2)
                  ORDER BY id LIMIT 1",
                 &[&size, &color],
-            )
-            .await?;
-        let Some(waiting) = waiting else {
+            ),
+        )
+        .await;
+        locked?;
+        own_withdrawn?;
+        dead_withdrawn?;
+        let Some(waiting) = waiting? else {
             tx.execute(
                 "INSERT INTO seeks (player, size, color, instance) VALUES ($1, $2, $3, $4)",
                 &[&seek.name, &size, &color, &self.instance],
@@ -388,12 +382,18 @@ impl PostgresStore {
             color: SeekColor::from_name(&waiting_color)
                 .ok_or_else(|| StoreError::Corrupt(format!("a seek of colour {waiting_color:?}")))?,
         };
-        tx.execute("DELETE FROM seeks WHERE id = $1", &[&waiting.get::<_, i64>(0)])
-            .await?;
         let game = new_game(pair(seek, waiting_seek, auth::coin));
-        apply(&tx, &self.statements, &Write::NewGame(game.clone()), false).await?;
         let told = notification::payloads(&self.instance, &[Change::Game(game.id.clone())]);
-        notify(&tx, &self.statements.notify, &told).await?;
+        let waiting_id: i64 = waiting.get(0);
+        let (taken, stored, notified) = futures_util::future::join3(
+            tx.execute("DELETE FROM seeks WHERE id = $1", &[&waiting_id]),
+            apply(&tx, &self.statements, &Write::NewGame(game.clone()), false),
+            notify(&tx, &self.statements.notify, &told),
+        )
+        .await;
+        taken?;
+        stored?;
+        notified?;
         tx.commit().await?;
         Ok(Some(PairedGame { game, stored: true }))
     }
@@ -416,16 +416,107 @@ impl PostgresStore {
     }
 }
 
-/// Sends the payloads, at once, in the transaction: delivered once it commits.
+/// Sends the payloads, in one statement, in the transaction: delivered once it commits.
 async fn notify(tx: &Transaction<'_>, statement: &Statement, payloads: &[String]) -> Result<(), StoreError> {
-    let sending = payloads.iter().map(|payload| {
-        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 1] = [payload];
-        async move { tx.execute(statement, &params).await }
-    });
-    for sent in join_all(sending).await {
-        sent?;
+    if !payloads.is_empty() {
+        tx.execute(statement, &[&payloads]).await?;
     }
     Ok(())
+}
+
+/// The indices of `writes` in rounds: each game's first write in the first, its second in the
+/// second, and so on; each round in the order of the games.
+fn rounds(writes: &[Write]) -> Vec<Vec<usize>> {
+    let mut order: Vec<usize> = (0..writes.len()).collect();
+    order.sort_by(|&a, &b| writes[a].game().cmp(writes[b].game()));
+    let mut rounds: Vec<Vec<usize>> = Vec::new();
+    let mut round = 0;
+    for (at, &index) in order.iter().enumerate() {
+        let same_game = at > 0 && writes[order[at - 1]].game() == writes[index].game();
+        round = if same_game { round + 1 } else { 0 };
+        if rounds.len() == round {
+            rounds.push(Vec::new());
+        }
+        rounds[round].push(index);
+    }
+    rounds
+}
+
+/// One round's writes, sent at once; their outcomes, in the order of `indices`. `chained`: each
+/// game was written in an earlier round, which must have applied.
+async fn commit_round(
+    tx: &Transaction<'_>,
+    statements: &Statements,
+    writes: &[Write],
+    indices: &[usize],
+    chained: bool,
+) -> Result<Vec<Outcome>, StoreError> {
+    let (turns, others): (Vec<usize>, Vec<usize>) = indices
+        .iter()
+        .partition(|&&index| matches!(writes[index], Write::Turn { .. }));
+    let turns_applied = apply_turns(tx, &statements.turns, writes, &turns, chained);
+    let others_applied = join_all(
+        others
+            .iter()
+            .map(|&index| apply(tx, statements, &writes[index], chained)),
+    );
+    let (turns_applied, others_applied) = futures_util::future::join(turns_applied, others_applied).await;
+    let turns_applied = turns_applied?;
+    let mut others_applied = others.iter().zip(others_applied);
+    let mut outcomes = Vec::with_capacity(indices.len());
+    for &index in indices {
+        outcomes.push(match &writes[index] {
+            Write::Turn { game, .. } if turns_applied.contains(game.as_str()) => Outcome::Done,
+            Write::Turn { .. } => Outcome::Rejected,
+            _ => {
+                let (_, outcome) = others_applied.next().expect("one outcome per other write");
+                outcome?
+            }
+        });
+    }
+    Ok(outcomes)
+}
+
+/// Turns of distinct games in one statement; the games whose turn applied.
+async fn apply_turns(
+    tx: &Transaction<'_>,
+    statement: &Statement,
+    writes: &[Write],
+    turns: &[usize],
+    chained: bool,
+) -> Result<HashSet<String>, StoreError> {
+    if turns.is_empty() {
+        return Ok(HashSet::new());
+    }
+    let mut games = Vec::with_capacity(turns.len());
+    let mut plies = Vec::with_capacity(turns.len());
+    let mut points = Vec::with_capacity(turns.len());
+    for &index in turns {
+        if let Write::Turn { game, ply, point } = &writes[index] {
+            games.push(game.as_str());
+            plies.push(i32::try_from(*ply).unwrap_or(i32::MAX));
+            points.push(point.as_deref());
+        }
+    }
+    let rows = tx.query(statement, &[&games, &plies, &points, &chained]).await?;
+    Ok(rows.iter().map(|row| row.get(0)).collect())
+}
+
+/// What the applied writes changed, in their order, for the other processes.
+fn changes(writes: &[Write], outcomes: &[Outcome]) -> Vec<Change> {
+    writes
+        .iter()
+        .zip(outcomes)
+        .filter(|(_, outcome)| **outcome != Outcome::Rejected)
+        .map(|(write, _)| match write {
+            Write::Turn { game, ply, point } => Change::Turn {
+                game: game.clone(),
+                ply: *ply,
+                point: point.clone(),
+            },
+            write => Change::Game(write.game().to_string()),
+        })
+        .collect()
 }
 
 /// Notes that process `instance` is alive now.
@@ -459,18 +550,24 @@ async fn connect(config: &Config) -> Result<Client, StoreError> {
     Ok(client)
 }
 
+/// The writes test a game's status with `<> 'over'` (the only other value), not `= 'playing'`:
+/// that would let the planner scan the partial index of live games, whose size it guesses at
+/// 0.5% of the table until the table is analyzed, and a plan cached on that guess would walk
+/// every live game for each turn of a batch.
 async fn prepare(client: &Client) -> Result<Statements, StoreError> {
     Ok(Statements {
-        turn: client
+        turns: client
             .prepare(
                 "WITH claimed AS (
-                     UPDATE games SET plies = plies + 1, written_by = pg_current_xact_id(),
-                         deadline = clock_timestamp() + move_time_ms::float8 * interval '1 millisecond'
-                     WHERE id = $1 AND plies = $2 AND status = 'playing'
-                       AND deadline > clock_timestamp()
-                       AND (NOT $4::bool OR written_by = pg_current_xact_id())
-                     RETURNING id)
-                 INSERT INTO turns (game, ply, point) SELECT id, $2, $3 FROM claimed",
+                     UPDATE games g SET plies = g.plies + 1, written_by = pg_current_xact_id(),
+                         deadline = clock_timestamp() + g.move_time_ms::float8 * interval '1 millisecond'
+                     FROM unnest($1::text[], $2::int4[], $3::text[]) AS k(id, ply, point)
+                     WHERE g.id = k.id AND g.plies = k.ply AND g.status <> 'over'
+                       AND g.deadline > clock_timestamp()
+                       AND (NOT $4::bool OR g.written_by = pg_current_xact_id())
+                     RETURNING g.id, k.ply, k.point)
+                 INSERT INTO turns (game, ply, point) SELECT id, ply, point FROM claimed
+                 RETURNING game",
             )
             .await?,
         finish: client
@@ -478,7 +575,7 @@ async fn prepare(client: &Client) -> Result<Statements, StoreError> {
                 "WITH ended AS (
                      UPDATE games SET status = 'over', winner = $2, reason = $3, score_black = $4,
                          score_white = $5, written_by = pg_current_xact_id()
-                     WHERE id = $1 AND status = 'playing'
+                     WHERE id = $1 AND status <> 'over'
                        AND (NOT $6::bool OR written_by = pg_current_xact_id())
                        AND ($3 <> 'timeout' OR (plies = $7 AND deadline <= clock_timestamp()))
                      RETURNING black, white, plies),
@@ -502,7 +599,9 @@ async fn prepare(client: &Client) -> Result<Statements, StoreError> {
             )
             .await?,
         notify: client
-            .prepare(&format!("SELECT pg_notify('{CHANNEL}', $1)"))
+            .prepare(&format!(
+                "SELECT pg_notify('{CHANNEL}', payload) FROM unnest($1::text[]) AS payload"
+            ))
             .await?,
     })
 }
@@ -526,12 +625,10 @@ async fn apply(
             .await?;
             Ok(Outcome::Done)
         }
-        Write::Turn { game, ply, point } => {
-            let ply = i32::try_from(*ply).unwrap_or(i32::MAX);
-            let written = tx
-                .execute(&statements.turn, &[game, &ply, point, &chained])
-                .await?;
-            Ok(if written == 1 {
+        Write::Turn { game, .. } => {
+            let applied =
+                apply_turns(tx, &statements.turns, std::slice::from_ref(write), &[0], chained).await?;
+            Ok(if applied.contains(game.as_str()) {
                 Outcome::Done
             } else {
                 Outcome::Rejected
@@ -594,13 +691,30 @@ fn game_now(row: &Row) -> Result<GameNow, StoreError> {
         row.get::<_, Option<i32>>(8).and_then(|n| u32::try_from(n).ok()),
         row.get::<_, Option<i32>>(9).and_then(|n| u32::try_from(n).ok()),
     )?;
+    let (black, white): (String, String) = (row.get(2), row.get(3));
+    let records = match result {
+        Some(_) => Some(Records {
+            black: Standing {
+                wins: count(row, 14)?,
+                losses: count(row, 15)?,
+                name: black.clone(),
+            },
+            white: Standing {
+                wins: count(row, 16)?,
+                losses: count(row, 17)?,
+                name: white.clone(),
+            },
+        }),
+        None => None,
+    };
     Ok(GameNow {
         first_ply: usize::try_from(row.get::<_, i32>(10)).map_err(|_| corrupt("ply"))?,
         remaining_ms: Some(u64::try_from(row.get::<_, i64>(11)).unwrap_or(0)),
+        records,
         game: StoredGame {
             size: usize::try_from(row.get::<_, i32>(1)).map_err(|_| corrupt("size"))?,
-            black: row.get(2),
-            white: row.get(3),
+            black,
+            white,
             komi,
             move_time_ms: u64::try_from(row.get::<_, i64>(5)).map_err(|_| corrupt("move time"))?,
             moves: Vec::new(),
@@ -722,6 +836,25 @@ mod tests {
         ] {
             assert!(!is_postgres_address(path), "{path}");
         }
+    }
+
+    #[test]
+    fn a_batch_goes_in_rounds_of_distinct_games_in_order() {
+        let turn = |game: &str, ply| Write::Turn {
+            game: game.into(),
+            ply,
+            point: None,
+        };
+        let writes = [
+            turn("b", 4),
+            turn("a", 0),
+            turn("b", 5),
+            turn("c", 9),
+            turn("b", 6),
+            turn("a", 1),
+        ];
+        assert_eq!(rounds(&writes), vec![vec![1, 0, 3], vec![5, 2], vec![4]]);
+        assert!(rounds(&[]).is_empty());
     }
 
     #[test]

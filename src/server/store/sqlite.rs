@@ -6,7 +6,7 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use rusqlite::{params, Connection, OptionalExtension, Transaction};
+use rusqlite::{params, Connection, OptionalExtension};
 
 use super::migrations;
 use super::{
@@ -83,8 +83,8 @@ impl SqliteStore {
         })
     }
 
-    fn standing(tx: &Transaction<'_>, name: &str) -> Result<Standing, StoreError> {
-        Ok(tx.query_row(
+    fn standing(connection: &Connection, name: &str) -> Result<Standing, StoreError> {
+        Ok(connection.query_row(
             "SELECT name, wins, losses FROM players WHERE name = ?1",
             [name],
             |row| {
@@ -210,10 +210,18 @@ impl SqliteStore {
         for (id, first_ply) in games {
             if let Some(mut game) = self.load_game(id)? {
                 game.moves.drain(..(*first_ply).min(game.moves.len()));
+                let records = match game.result {
+                    Some(_) => Some(Records {
+                        black: Self::standing(&self.connection, &game.black)?,
+                        white: Self::standing(&self.connection, &game.white)?,
+                    }),
+                    None => None,
+                };
                 now.push(GameNow {
                     game,
                     first_ply: *first_ply,
                     remaining_ms: None,
+                    records,
                 });
             }
         }
