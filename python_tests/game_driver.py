@@ -109,10 +109,17 @@ class GameDriver:
         self.over: Optional[Frame] = None
         self.failure: Optional[BaseException] = None
         self.unavailable = 0
+        self.hold_at: Optional[int] = None
+        """A turn to wait at, before playing it, until `released` is set."""
+        self.held = threading.Event()
+        self.released = threading.Event()
 
     def run(self) -> None:
         try:
             while self.acknowledged < len(self.script):
+                if self.acknowledged == self.hold_at:
+                    self.held.set()
+                    self.released.wait(60)
                 self.play_turn(self.acknowledged)
             self.await_over()
         except BaseException as error:  # the test reports it
@@ -216,9 +223,17 @@ def paired(black: Player, white: Player, size: int = 9) -> str:
 
 
 def drive_until(drivers: list[GameDriver], turns: int, timeout: float = 30) -> list[threading.Thread]:
-    """Starts every game's driver; returns once each game has ``turns`` turns acknowledged."""
+    """Starts every game's driver and holds each at ``turns`` turns acknowledged; once all are
+    there, lets them go on together and returns: whatever the caller does next strikes every
+    game in its middle, with turns in flight (a fast game cannot be over already)."""
+    assert all(turns < len(driver.script) for driver in drivers)
+    for driver in drivers:
+        driver.hold_at = turns
     threads = run_drivers(drivers)
     deadline = time.monotonic() + timeout
-    while min(driver.acknowledged for driver in drivers) < turns and time.monotonic() < deadline:
-        time.sleep(0.05)
+    for driver in drivers:
+        held = driver.held.wait(max(0.0, deadline - time.monotonic()))
+        assert held or driver.failure is not None, f"{driver.game} never reached turn {turns}"
+    for driver in drivers:
+        driver.released.set()
     return threads

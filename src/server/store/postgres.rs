@@ -22,10 +22,10 @@ use std::future::poll_fn;
 use std::str::FromStr;
 use std::time::Duration;
 
-use futures_util::future::join_all;
+use futures_util::future::{join, join4, join5, join_all};
 use tokio::sync::mpsc;
 use tokio_postgres::error::SqlState;
-use tokio_postgres::{AsyncMessage, Client, Config, NoTls, Row, Statement, Transaction};
+use tokio_postgres::{AsyncMessage, Client, Config, NoTls, Row, Statement};
 
 use super::migrations;
 use super::notification::{self, Change, Remote};
@@ -79,6 +79,11 @@ pub fn parse_address(address: &str) -> Result<Config, String> {
 }
 
 struct Statements {
+    lock_size: Statement,
+    withdraw_seek: Statement,
+    withdraw_dead_seeks: Statement,
+    oldest_fitting_seek: Statement,
+    add_seek: Statement,
     turns: Statement,
     finish: Statement,
     new_game: Statement,
@@ -91,6 +96,10 @@ pub struct PostgresStore {
     statements: Statements,
     /// This process's name in `instances` and in its notifications.
     instance: String,
+    /// Set while a transaction is open on `client` (its `BEGIN` and `COMMIT` are sent with
+    /// its statements, not through tokio-postgres's `Transaction`), and still set if one was
+    /// abandoned midway: the next transaction then rolls it back first.
+    in_transaction: bool,
 }
 
 impl PostgresStore {
@@ -107,6 +116,7 @@ impl PostgresStore {
             client,
             statements,
             instance: auth::new_game_id(),
+            in_transaction: false,
         };
         store.restart_clocks_if_alone().await?;
         store.heartbeat().await?;
@@ -132,6 +142,7 @@ impl PostgresStore {
         let client = connect(&self.config).await?;
         self.statements = prepare(&client).await?;
         self.client = client;
+        self.in_transaction = false;
         self.client
             .execute(
                 &format!(
@@ -274,39 +285,60 @@ impl PostgresStore {
     pub async fn commit(&mut self, writes: &[Write]) -> Result<Vec<Outcome>, StoreError> {
         let mut attempt = 0;
         loop {
-            match self.commit_once(writes).await {
+            self.end_abandoned_transaction().await?;
+            let committed = self.commit_once(writes).await;
+            self.in_transaction = false;
+            match committed {
                 Err(StoreError::Postgres(error)) if attempt < 3 && is_retryable(&error) => attempt += 1,
                 other => return other,
             }
         }
     }
 
+    /// Rolls back a transaction left open by a commit or pairing whose future was dropped, and
+    /// notes that one is about to begin.
+    async fn end_abandoned_transaction(&mut self) -> Result<(), StoreError> {
+        if self.in_transaction {
+            self.client.batch_execute("ROLLBACK").await?;
+        }
+        self.in_transaction = true;
+        Ok(())
+    }
+
     /// The writes go in rounds: a game's first write in the first round, its second in the
     /// second, and so on. A round's turns are one statement over arrays, in the order of their
     /// games, so that two processes lock games' rows in one order; its other writes (new games,
-    /// results) one statement each. Every round is sent at once (pipelined): a later round's
-    /// writes apply only where the game's earlier one did.
+    /// results) one statement each. Two round trips: `BEGIN` and every round, sent at once (a
+    /// later round's writes apply only where the game's earlier one did); then the notification
+    /// of what applied, with `COMMIT`.
     async fn commit_once(&mut self, writes: &[Write]) -> Result<Vec<Outcome>, StoreError> {
-        let tx = self.client.transaction().await?;
+        let client = &self.client;
         let rounds = rounds(writes);
         let writing = rounds
             .iter()
             .enumerate()
-            .map(|(round, indices)| commit_round(&tx, &self.statements, writes, indices, round > 0));
+            .map(|(round, indices)| commit_round(client, &self.statements, writes, indices, round > 0));
+        let (begun, applied) = join(client.batch_execute("BEGIN"), join_all(writing)).await;
         let mut outcomes = vec![Outcome::Rejected; writes.len()];
-        for (indices, applied) in rounds.iter().zip(join_all(writing).await) {
-            for (&index, outcome) in indices.iter().zip(applied?) {
-                outcomes[index] = outcome;
+        let applied = begun.map_err(StoreError::from).and_then(|()| {
+            for (indices, applied) in rounds.iter().zip(applied) {
+                for (&index, outcome) in indices.iter().zip(applied?) {
+                    outcomes[index] = outcome;
+                }
             }
+            Ok(())
+        });
+        if let Err(error) = applied {
+            return Err(roll_back(client, error).await);
         }
-        let changes = changes(writes, &outcomes);
-        notify(
-            &tx,
-            &self.statements.notify,
-            &notification::payloads(&self.instance, &changes),
+        let payloads = notification::payloads(&self.instance, &changes(writes, &outcomes));
+        let (notified, committed) = join(
+            notify(client, &self.statements.notify, &payloads),
+            client.batch_execute("COMMIT"),
         )
-        .await?;
-        tx.commit().await?;
+        .await;
+        notified?;
+        committed?;
         Ok(outcomes)
     }
 
@@ -323,7 +355,10 @@ impl PostgresStore {
         let mut attempt = 0;
         loop {
             let make = |pairing| (new_game.take().expect("one game per pairing"))(pairing);
-            match self.pair_once(seek.clone(), make).await {
+            self.end_abandoned_transaction().await?;
+            let paired = self.pair_once(seek.clone(), make).await;
+            self.in_transaction = false;
+            match paired {
                 Err(StoreError::Postgres(error))
                     if attempt < 3
                         && new_game.is_some()
@@ -336,65 +371,71 @@ impl PostgresStore {
         }
     }
 
-    /// Three round trips after `BEGIN`, each sent whole: the lock and every read under it (each
-    /// statement sees what was committed before the lock was granted), then the writes, then
-    /// the commit. The lock is held for as short a time as the database allows.
+    /// Two round trips: `BEGIN`, the lock and every read under it (each statement sees what
+    /// was committed before the lock was granted); then the writes with `COMMIT`. The lock is
+    /// held for as short a time as the database allows. Every statement is prepared, so that
+    /// each goes out, in order, when its future is first polled (one still to be prepared
+    /// would wait for that and could overtake another).
     async fn pair_once(
         &mut self,
         seek: Seek,
         new_game: impl FnOnce(Pairing) -> StoredGame,
     ) -> Result<Option<PairedGame>, StoreError> {
+        let (client, statements) = (&self.client, &self.statements);
         let size = i32::try_from(seek.size).unwrap_or(0);
         let color = seek.color.name();
-        let tx = self.client.transaction().await?;
-        let dead_seeks = format!(
-            "DELETE FROM seeks WHERE size = $1 AND instance NOT IN (
-                 SELECT id FROM instances WHERE seen >= clock_timestamp() - interval '{ALIVE_WITHIN}')"
-        );
-        let (locked, own_withdrawn, dead_withdrawn, waiting) = futures_util::future::join4(
-            tx.query_one("SELECT size FROM seek_sizes WHERE size = $1 FOR UPDATE", &[&size]),
-            tx.execute("DELETE FROM seeks WHERE player = $1", &[&seek.name]),
-            tx.execute(&dead_seeks, &[&size]),
-            tx.query_opt(
-                "SELECT id, player, color FROM seeks
-                 WHERE size = $1 AND ($2 = 'any' OR color = 'any' OR color <> $2)
-                 ORDER BY id LIMIT 1",
-                &[&size, &color],
-            ),
+        let (begun, locked, own_withdrawn, dead_withdrawn, waiting) = join5(
+            client.batch_execute("BEGIN"),
+            client.query_one(&statements.lock_size, &[&size]),
+            client.execute(&statements.withdraw_seek, &[&seek.name]),
+            client.execute(&statements.withdraw_dead_seeks, &[&size]),
+            client.query_opt(&statements.oldest_fitting_seek, &[&size, &color]),
         )
         .await;
-        locked?;
-        own_withdrawn?;
-        dead_withdrawn?;
-        let Some(waiting) = waiting? else {
-            tx.execute(
-                "INSERT INTO seeks (player, size, color, instance) VALUES ($1, $2, $3, $4)",
-                &[&seek.name, &size, &color, &self.instance],
+        let read = || -> Result<Option<Seek>, StoreError> {
+            begun?;
+            locked?;
+            own_withdrawn?;
+            dead_withdrawn?;
+            let Some(row) = waiting? else {
+                return Ok(None);
+            };
+            let color: String = row.get(1);
+            Ok(Some(Seek {
+                name: row.get(0),
+                size: seek.size,
+                color: SeekColor::from_name(&color)
+                    .ok_or_else(|| StoreError::Corrupt(format!("a seek of colour {color:?}")))?,
+            }))
+        };
+        let waiting_seek = match read() {
+            Ok(waiting_seek) => waiting_seek,
+            Err(error) => return Err(roll_back(client, error).await),
+        };
+        let Some(waiting_seek) = waiting_seek else {
+            let (stored, committed) = join(
+                client.execute(&statements.add_seek, &[&seek.name, &size, &color, &self.instance]),
+                client.batch_execute("COMMIT"),
             )
-            .await?;
-            tx.commit().await?;
+            .await;
+            stored?;
+            committed?;
             return Ok(None);
         };
-        let waiting_color: String = waiting.get(2);
-        let waiting_seek = Seek {
-            name: waiting.get(1),
-            size: seek.size,
-            color: SeekColor::from_name(&waiting_color)
-                .ok_or_else(|| StoreError::Corrupt(format!("a seek of colour {waiting_color:?}")))?,
-        };
+        let waiting_name = waiting_seek.name.clone();
         let game = new_game(pair(seek, waiting_seek, auth::coin));
         let told = notification::payloads(&self.instance, &[Change::Game(game.id.clone())]);
-        let waiting_id: i64 = waiting.get(0);
-        let (taken, stored, notified) = futures_util::future::join3(
-            tx.execute("DELETE FROM seeks WHERE id = $1", &[&waiting_id]),
-            apply(&tx, &self.statements, &Write::NewGame(game.clone()), false),
-            notify(&tx, &self.statements.notify, &told),
+        let (taken, stored, notified, committed) = join4(
+            client.execute(&statements.withdraw_seek, &[&waiting_name]),
+            apply(client, statements, &Write::NewGame(game.clone()), false),
+            notify(client, &statements.notify, &told),
+            client.batch_execute("COMMIT"),
         )
         .await;
         taken?;
         stored?;
         notified?;
-        tx.commit().await?;
+        committed?;
         Ok(Some(PairedGame { game, stored: true }))
     }
 
@@ -416,10 +457,18 @@ impl PostgresStore {
     }
 }
 
+/// Ends the transaction open on `client` after `error`, which it returns.
+async fn roll_back(client: &Client, error: StoreError) -> StoreError {
+    // A failed statement leaves the transaction aborted, still to be ended; a lost connection
+    // ended it already, and then this fails without harm.
+    let _ = client.batch_execute("ROLLBACK").await;
+    error
+}
+
 /// Sends the payloads, in one statement, in the transaction: delivered once it commits.
-async fn notify(tx: &Transaction<'_>, statement: &Statement, payloads: &[String]) -> Result<(), StoreError> {
+async fn notify(client: &Client, statement: &Statement, payloads: &[String]) -> Result<(), StoreError> {
     if !payloads.is_empty() {
-        tx.execute(statement, &[&payloads]).await?;
+        client.execute(statement, &[&payloads]).await?;
     }
     Ok(())
 }
@@ -445,7 +494,7 @@ fn rounds(writes: &[Write]) -> Vec<Vec<usize>> {
 /// One round's writes, sent at once; their outcomes, in the order of `indices`. `chained`: each
 /// game was written in an earlier round, which must have applied.
 async fn commit_round(
-    tx: &Transaction<'_>,
+    client: &Client,
     statements: &Statements,
     writes: &[Write],
     indices: &[usize],
@@ -454,13 +503,13 @@ async fn commit_round(
     let (turns, others): (Vec<usize>, Vec<usize>) = indices
         .iter()
         .partition(|&&index| matches!(writes[index], Write::Turn { .. }));
-    let turns_applied = apply_turns(tx, &statements.turns, writes, &turns, chained);
+    let turns_applied = apply_turns(client, &statements.turns, writes, &turns, chained);
     let others_applied = join_all(
         others
             .iter()
-            .map(|&index| apply(tx, statements, &writes[index], chained)),
+            .map(|&index| apply(client, statements, &writes[index], chained)),
     );
-    let (turns_applied, others_applied) = futures_util::future::join(turns_applied, others_applied).await;
+    let (turns_applied, others_applied) = join(turns_applied, others_applied).await;
     let turns_applied = turns_applied?;
     let mut others_applied = others.iter().zip(others_applied);
     let mut outcomes = Vec::with_capacity(indices.len());
@@ -479,7 +528,7 @@ async fn commit_round(
 
 /// Turns of distinct games in one statement; the games whose turn applied.
 async fn apply_turns(
-    tx: &Transaction<'_>,
+    client: &Client,
     statement: &Statement,
     writes: &[Write],
     turns: &[usize],
@@ -498,7 +547,9 @@ async fn apply_turns(
             points.push(point.as_deref());
         }
     }
-    let rows = tx.query(statement, &[&games, &plies, &points, &chained]).await?;
+    let rows = client
+        .query(statement, &[&games, &plies, &points, &chained])
+        .await?;
     Ok(rows.iter().map(|row| row.get(0)).collect())
 }
 
@@ -556,6 +607,26 @@ async fn connect(config: &Config) -> Result<Client, StoreError> {
 /// every live game for each turn of a batch.
 async fn prepare(client: &Client) -> Result<Statements, StoreError> {
     Ok(Statements {
+        lock_size: client
+            .prepare("SELECT size FROM seek_sizes WHERE size = $1 FOR UPDATE")
+            .await?,
+        withdraw_seek: client.prepare("DELETE FROM seeks WHERE player = $1").await?,
+        withdraw_dead_seeks: client
+            .prepare(&format!(
+                "DELETE FROM seeks WHERE size = $1 AND instance NOT IN (
+                     SELECT id FROM instances WHERE seen >= clock_timestamp() - interval '{ALIVE_WITHIN}')"
+            ))
+            .await?,
+        oldest_fitting_seek: client
+            .prepare(
+                "SELECT player, color FROM seeks
+                 WHERE size = $1 AND ($2 = 'any' OR color = 'any' OR color <> $2)
+                 ORDER BY id LIMIT 1",
+            )
+            .await?,
+        add_seek: client
+            .prepare("INSERT INTO seeks (player, size, color, instance) VALUES ($1, $2, $3, $4)")
+            .await?,
         turns: client
             .prepare(
                 "WITH claimed AS (
@@ -609,7 +680,7 @@ async fn prepare(client: &Client) -> Result<Statements, StoreError> {
 /// One write, conditional on the game as its writer saw it; `chained` when an earlier write of
 /// the same batch touched the game, which must then have applied.
 async fn apply(
-    tx: &Transaction<'_>,
+    client: &Client,
     statements: &Statements,
     write: &Write,
     chained: bool,
@@ -618,16 +689,23 @@ async fn apply(
         Write::NewGame(game) => {
             let size = i32::try_from(game.size).unwrap_or(0);
             let move_time = i64::try_from(game.move_time_ms).unwrap_or(i64::MAX);
-            tx.execute(
-                &statements.new_game,
-                &[&game.id, &size, &game.black, &game.white, &game.komi, &move_time],
-            )
-            .await?;
+            client
+                .execute(
+                    &statements.new_game,
+                    &[&game.id, &size, &game.black, &game.white, &game.komi, &move_time],
+                )
+                .await?;
             Ok(Outcome::Done)
         }
         Write::Turn { game, .. } => {
-            let applied =
-                apply_turns(tx, &statements.turns, std::slice::from_ref(write), &[0], chained).await?;
+            let applied = apply_turns(
+                client,
+                &statements.turns,
+                std::slice::from_ref(write),
+                &[0],
+                chained,
+            )
+            .await?;
             Ok(if applied.contains(game.as_str()) {
                 Outcome::Done
             } else {
@@ -640,7 +718,7 @@ async fn apply(
                 None => (None, None),
             };
             let plies = i32::try_from(*plies).unwrap_or(i32::MAX);
-            let rows = tx
+            let rows = client
                 .query(
                     &statements.finish,
                     &[
