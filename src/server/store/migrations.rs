@@ -99,6 +99,11 @@ DROP INDEX games_playing;
 CREATE INDEX games_playing ON games (created) WHERE status = 'playing';
 ALTER TABLE games SET (fillfactor = 50);
 ",
+    "
+-- A turn is stored only by the statement that advances its game's row, which it has just
+-- locked and found: checking the reference again cost each turn a third of its time.
+ALTER TABLE turns DROP CONSTRAINT turns_game_fkey;
+",
 ];
 
 pub fn migrate_sqlite(connection: &Connection) -> Result<(), StoreError> {
