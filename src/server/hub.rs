@@ -300,17 +300,29 @@ impl Hub {
                     None
                 }
             };
-            let mut stop = false;
+            let mut batch: Vec<Event> = first.into_iter().collect();
+            while !batch.is_empty() && batch.len() < MAX_BATCH {
+                match events.try_recv() {
+                    Ok(event) => batch.push(event),
+                    Err(_) => break,
+                }
+            }
+            // What other processes stored goes first: its turns are announced at once, since
+            // nothing of this batch is delivered before the batch's commit (and nothing in it
+            // can follow from them: their players have not seen them yet).
+            let (remote, local): (Vec<Event>, Vec<Event>) = batch
+                .into_iter()
+                .partition(|event| matches!(event, Event::Remote(_)));
+            for event in remote {
+                self.handle(event).await;
+            }
+            self.play_remote_turns();
             self.expire_clocks();
-            if let Some(event) = first {
+            let mut stop = false;
+            for event in local {
                 stop = self.handle(event).await;
-                let mut handled = 1;
-                while !stop && handled < MAX_BATCH {
-                    match events.try_recv() {
-                        Ok(event) => stop = self.handle(event).await,
-                        Err(_) => break,
-                    }
-                    handled += 1;
+                if stop {
+                    break;
                 }
             }
             self.commit_and_deliver().await?;
@@ -319,7 +331,6 @@ impl Hub {
                     self.failure.get_or_insert(error);
                 }
             }
-            self.play_remote_turns();
             if self.failure.is_none() && (self.remote_everything || !self.remote.is_empty()) {
                 let games = self.remote_games().await;
                 if let Err(error) = self.catch_up(games).await {
