@@ -19,11 +19,13 @@ from gokata.client import (
     GameOverError,
     IllegalMoveError,
     NameTakenError,
+    NotYourGameError,
     NotYourTurnError,
     Over,
     Played,
     RemoteGame,
     ServerError,
+    UnknownGameError,
     connect,
     websocket_url,
 )
@@ -317,6 +319,31 @@ def test_reconnecting_with_the_token_continues_the_game(server: ServerProcess) -
             again.move("4D")
             assert theirs.wait(timeout=10) is not None
             assert theirs.moves == ["5E", "4E", "4D"]
+
+
+def test_a_game_that_ended_while_away_can_be_fetched(server: ServerProcess) -> None:
+    black, white, game, theirs = pair(server.ws_url)
+    with white:
+        with black:
+            game.move("5E")
+            token = black.token
+            assert token is not None
+        theirs.wait(timeout=10)
+        theirs.resign()  # while black is away
+        with connect(server.ws_url, black.name, token) as back:
+            assert back.games == [] and (back.wins, back.losses) == (1, 0)
+            ended = back.fetch_game(game.id)
+            assert ended.is_over and (ended.winner, ended.reason) == ("black", "resign")
+            assert ended.moves == ["5E"] and ended.color == "black" and ended.opponent == white.name
+            assert back.game(game.id) is ended and back.fetch_game(game.id) is ended
+            with pytest.raises(UnknownGameError) as unknown:
+                back.fetch_game("nosuchgame00")
+            assert unknown.value.game == "nosuchgame00"
+            someone, their_opponent, their_game, _ = pair(server.ws_url)
+            with someone, their_opponent:
+                with pytest.raises(NotYourGameError) as not_mine:
+                    back.fetch_game(their_game.id)
+                assert their_game.id in str(not_mine.value)
 
 
 def test_a_seek_that_times_out_is_withdrawn(server: ServerProcess) -> None:

@@ -739,6 +739,7 @@ class Player:
         self._stop = threading.Event()
         self._requests = threading.Lock()  # one seek or cancel at a time
         self._reader: threading.Thread | None = None
+        self._fetches: dict[str, _Request] = {}  # games asked for by fetch_game, by id
 
     # Public
 
@@ -762,8 +763,41 @@ class Player:
 
     @property
     def connected(self) -> bool:
+        """Whether the connection is up (False while reconnecting, and once closed)."""
         with self._cond:
             return self._ws is not None and not self._closing
+
+    @property
+    def failure(self) -> BaseException | None:
+        """Why the lost connection was given up (the server was gone for ``reconnect_for``
+        seconds, or refused the token), else ``None``; every wait then raises
+        :class:`ConnectionFailedError`."""
+        with self._cond:
+            return self._failure
+
+    def fetch_game(self, game_id: str, *, timeout: float | None = None) -> RemoteGame:
+        """One of my games, finished or not, as the server has it now; asked of the server if
+        this connection has not seen it (a game that ended while I was away, say). Raises
+        :class:`UnknownGameError`, :class:`NotYourGameError` for someone else's game, or
+        ``TimeoutError``."""
+        with self._cond:
+            known = self._games.get(game_id)
+        if known is not None:
+            known.sync(timeout=timeout)
+            return known
+        request = _Request({"type": "sync", "game": game_id})
+        with self._cond:
+            self._fetches[game_id] = request
+
+        def forget() -> None:
+            if self._fetches.get(game_id) is request:
+                del self._fetches[game_id]
+
+        game: RemoteGame | None = self._request(request, timeout, forget)
+        if game is None:
+            message = f"game {game_id} is not one of {self.name}'s"
+            raise NotYourGameError("not_your_game", message, request.frame)
+        return game
 
     def seek(self, size: int = 9, color: str = "any", timeout: float | None = None) -> RemoteGame:
         """Seeks a game of ``size`` (9, 13, 19) playing ``color`` (``black``, ``white``, ``any``)
@@ -971,6 +1005,7 @@ class Player:
                 catch_up.append(game._pending.frame)  # harmless if it was played meanwhile
         if self._seek is not None and not self._seek.done:
             catch_up.append(self._seek.frame)  # the server dropped it with the connection
+        catch_up += [fetch.frame for fetch in self._fetches.values() if not fetch.done]
         if self._cancel is not None:
             self._cancel.resolve()
         self._cond.notify_all()
@@ -1086,6 +1121,10 @@ class Player:
             started = self._adopt(state)
             if kind == "start" and started is not None and self._seek is not None:
                 self._seek.resolve(started)
+            state_id = state.get("id") if isinstance(state, dict) else None
+            fetch = self._fetches.get(state_id) if isinstance(state_id, str) else None
+            if kind == "state" and fetch is not None:
+                fetch.resolve(started)  # None: not my game
         elif kind == "seeking":
             pass
         elif kind == "cancelled":
@@ -1096,6 +1135,10 @@ class Player:
         elif kind == "error":
             error = _server_error(frame)
             if game is not None and game._on_error(error):
+                return
+            fetch = self._fetches.get(error.game) if error.game is not None else None
+            if fetch is not None:
+                fetch.resolve(error=error)
                 return
             for request in (self._seek, self._cancel):
                 if request is not None and not request.done:
