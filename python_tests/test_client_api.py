@@ -428,6 +428,20 @@ def test_a_timeout_says_whether_the_opponent_or_the_server_is_silent(own_server:
         )
 
 
+def test_a_connection_given_up_says_why(own_server: ServerProcess) -> None:
+    with connect(own_server.ws_url, unique("brief"), reconnect_for=0.5) as player:
+        assert player.failure is None and player.connected
+        own_server.kill()
+        deadline = time.monotonic() + 15
+        while player.failure is None:
+            assert time.monotonic() < deadline, "the client never gave up"
+            time.sleep(0.01)
+        assert isinstance(player.failure, ConnectionFailedError) and not player.connected
+        assert str(player.failure).startswith(f"cannot connect to {own_server.ws_url}: ")
+        with pytest.raises(ConnectionFailedError):
+            player.seek(9, timeout=1)
+
+
 def test_a_closed_player_refuses_to_wait(server: ServerProcess) -> None:
     black, white, game, theirs = pair(server.ws_url)
     white.close()
