@@ -118,7 +118,8 @@ def test_undo() -> None:
     ("command", "error"),
     [
         ("undo 5", "error: undo 5: only 1 turn has been played"),
-        ("undo -1", "error: undo -1: the number of turns must not be negative"),
+        ("undo -1", "error: undo -1: the number of turns must be at least 1"),
+        ("undo 0", "error: undo 0: the number of turns must be at least 1"),
         ("undo two", "error: undo: 'two' is not a whole number"),
         ("undo 1.5", "error: undo: '1.5' is not a whole number"),
         ("undo 1 1", "error: undo takes one number, not 2 arguments"),

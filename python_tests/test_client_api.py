@@ -19,11 +19,13 @@ from gokata.client import (
     GameOverError,
     IllegalMoveError,
     NameTakenError,
+    NotYourGameError,
     NotYourTurnError,
     Over,
     Played,
     RemoteGame,
     ServerError,
+    UnknownGameError,
     connect,
     websocket_url,
 )
@@ -128,8 +130,9 @@ def test_two_players_pair_and_play_a_game_with_a_capture(server: ServerProcess) 
             assert view in me.games
             remaining = view.remaining_ms
             assert remaining is not None and 0 < remaining <= 60_000
-        with pytest.raises(TimeoutError):
+        with pytest.raises(TimeoutError) as waited:
             theirs.wait(timeout=0.3)
+        assert "no answer" not in str(waited.value) and black.name in str(waited.value)
         turns = ["6E", "5E", "4E", "9A", "5D", "9B"]
         for ply, point in enumerate(turns):
             mover, waiter = (game, theirs) if ply % 2 == 0 else (theirs, game)
@@ -161,26 +164,32 @@ def test_two_players_pair_and_play_a_game_with_a_capture(server: ServerProcess) 
         assert state["status"] == "playing" and state["to_move"] == "white"
 
 
+def local_error(moves: list[str | None], coord: str | tuple[int, int]) -> ValueError:
+    """What ``gokata.Go.move`` raises for ``coord`` after ``moves``."""
+    with pytest.raises(ValueError) as local:
+        replayed(moves).move(coord)
+    return local.value
+
+
 def test_an_illegal_move_raises_and_changes_nothing(server: ServerProcess) -> None:
     black, white, game, theirs = pair(server.ws_url)
     with black, white:
         play(game, theirs, "6E", "5E", "4E", "9A", "5D", "9B", "5F")
         before = snapshot(theirs)
-        cases = [("6E", "occupied"), ("5E", "suicide"), ("10A", "off-board"), ("1Z", "off-board")]
-        for point, reason in cases:
+        for point, reason in [("6E", "occupied"), ("5E", "suicide"), ("e6", "occupied")]:
             with pytest.raises(IllegalMoveError) as illegal:
                 theirs.move(point)
             error = illegal.value
             assert isinstance(error, gokata.IllegalMoveError) and isinstance(error, ValueError)
             assert error.code == "illegal_move" and error.reason == reason
-            assert point in str(error), str(error)
+            assert f"illegal move {error.coord} for white" in str(error), str(error)
             assert error.game == game.id
+            # The attributes of the local engine's error for the same move.
+            local = local_error(game.moves, point)
+            assert isinstance(local, gokata.IllegalMoveError)
+            assert (error.coord, error.color, error.reason) == (local.coord, local.color, local.reason)
+            assert (error.coord, error.color) == ("6E" if reason == "occupied" else "5E", "white")
             assert snapshot(theirs) == before and snapshot(game) == before
-        for malformed in ("ZZ", "5", "E"):
-            with pytest.raises(BadRequestError) as bad:
-                theirs.move(malformed)
-            assert not isinstance(bad.value, gokata.IllegalMoveError)
-            assert snapshot(theirs) == before
         # Out of turn: refused by the server, nothing changes.
         with pytest.raises(NotYourTurnError) as early:
             game.move("1A")
@@ -196,6 +205,30 @@ def test_an_illegal_move_raises_and_changes_nothing(server: ServerProcess) -> No
         assert theirs.move("9C").ply == 7
         assert game.wait(timeout=10) is not None
         assert game.get_position("9C") == "o"
+
+
+BAD_POINTS: list[str | tuple[int, int]] = ["10A", (9, 0), "5I", "I5", "1Z", "J10", (0, -1), "0A", "ZZ", "5", "E", " 5E", "05E"]
+
+
+def test_a_point_off_the_board_or_malformed_raises_what_the_engine_raises(server: ServerProcess) -> None:
+    black, white, game, theirs = pair(server.ws_url)
+    with black, white:
+        play(game, theirs, "5E")
+        before = snapshot(theirs)
+        for point in BAD_POINTS:
+            with pytest.raises(BadRequestError) as bad:
+                theirs.move(point)
+            local = local_error(theirs.moves, point)
+            # One mistake, one error, whatever the form of the point: a ValueError that is not
+            # an IllegalMoveError, as gokata.Go raises, with the engine's message naming it.
+            error = bad.value
+            assert isinstance(error, ValueError) and not isinstance(error, gokata.IllegalMoveError)
+            assert not isinstance(local, gokata.IllegalMoveError)
+            assert str(error) == str(local), point
+            assert f'"{point}"' in str(error), str(error)
+            assert error.code == "bad_request" and error.game == game.id
+            assert snapshot(theirs) == before
+        assert theirs.move("4D").ply == 1  # and the game goes on
 
 
 def test_a_ko_retake_is_illegal(server: ServerProcess) -> None:
@@ -240,6 +273,9 @@ def test_two_passes_end_the_game_with_the_score_and_records(server: ServerProces
             assert (view.over.records["white"].wins, view.over.records["white"].losses) == (0, 1)
         assert (black.wins, black.losses, white.wins, white.losses) == (1, 0, 0, 1)
         assert black.record().wins == 1 and white.record().losses == 1
+        assert ": 1 win, 0 losses, 0 unfinished games, connected>" in repr(black)
+        assert ": 0 wins, 1 loss, 0 unfinished games, connected>" in repr(white)
+        assert repr(game).startswith(f"<RemoteGame {game.id} 9x9: ") and "black won by " in repr(game)
         assert game not in black.games and theirs not in white.games
         with pytest.raises(GameOverError):
             game.move("1A")
@@ -283,6 +319,31 @@ def test_reconnecting_with_the_token_continues_the_game(server: ServerProcess) -
             again.move("4D")
             assert theirs.wait(timeout=10) is not None
             assert theirs.moves == ["5E", "4E", "4D"]
+
+
+def test_a_game_that_ended_while_away_can_be_fetched(server: ServerProcess) -> None:
+    black, white, game, theirs = pair(server.ws_url)
+    with white:
+        with black:
+            game.move("5E")
+            token = black.token
+            assert token is not None
+        theirs.wait(timeout=10)
+        theirs.resign()  # while black is away
+        with connect(server.ws_url, black.name, token) as back:
+            assert back.games == [] and (back.wins, back.losses) == (1, 0)
+            ended = back.fetch_game(game.id)
+            assert ended.is_over and (ended.winner, ended.reason) == ("black", "resign")
+            assert ended.moves == ["5E"] and ended.color == "black" and ended.opponent == white.name
+            assert back.game(game.id) is ended and back.fetch_game(game.id) is ended
+            with pytest.raises(UnknownGameError) as unknown:
+                back.fetch_game("nosuchgame00")
+            assert unknown.value.game == "nosuchgame00"
+            someone, their_opponent, their_game, _ = pair(server.ws_url)
+            with someone, their_opponent:
+                with pytest.raises(NotYourGameError) as not_mine:
+                    back.fetch_game(their_game.id)
+                assert their_game.id in str(not_mine.value)
 
 
 def test_a_seek_that_times_out_is_withdrawn(server: ServerProcess) -> None:
@@ -332,6 +393,53 @@ def test_the_client_reconnects_after_a_server_restart(own_server: ServerProcess,
         assert theirs.wait(timeout=10) is not None
         assert theirs.moves == game.moves == ["5E", "4E", "3E"]
         assert black.connected and white.connected
+
+
+def test_a_timeout_says_whether_the_opponent_or_the_server_is_silent(own_server: ServerProcess) -> None:
+    black, white, game, theirs = pair(own_server.ws_url)
+    with black, white:
+        with pytest.raises(TimeoutError) as opponent:
+            theirs.wait(timeout=0.5)
+        assert str(opponent.value) == (
+            f"after 0.5 s, {black.name} (black) has still not played in game {game.id} "
+            "(the connection to the server is up)"
+        )
+        with pytest.raises(TimeoutError) as unfinished:
+            theirs.result(timeout=0.2)
+        assert f"game {game.id} is still going on: black to play (turn 1)" in str(unfinished.value)
+        own_server.send_signal(signal.SIGSTOP)  # connected, but the server does not answer
+        try:
+            with pytest.raises(TimeoutError) as silent:
+                game.move("5E", timeout=0.5)
+        finally:
+            own_server.send_signal(signal.SIGCONT)
+        assert str(silent.value) == "no answer from the server in 0.5 s"
+        played = theirs.wait(timeout=10)  # the move was sent: played once the server woke
+        assert isinstance(played, Played) and played.point == "5E"
+        own_server.kill()
+        deadline = time.monotonic() + 10
+        while black.connected:
+            assert time.monotonic() < deadline, "the client did not notice the server is gone"
+            time.sleep(0.01)
+        with pytest.raises(TimeoutError) as lost:
+            game.wait(timeout=0.5)
+        assert str(lost.value) == (
+            f"no answer in 0.5 s: the connection to {own_server.ws_url} is lost; reconnecting"
+        )
+
+
+def test_a_connection_given_up_says_why(own_server: ServerProcess) -> None:
+    with connect(own_server.ws_url, unique("brief"), reconnect_for=0.5) as player:
+        assert player.failure is None and player.connected
+        own_server.kill()
+        deadline = time.monotonic() + 15
+        while player.failure is None:
+            assert time.monotonic() < deadline, "the client never gave up"
+            time.sleep(0.01)
+        assert isinstance(player.failure, ConnectionFailedError) and not player.connected
+        assert str(player.failure).startswith(f"cannot connect to {own_server.ws_url}: ")
+        with pytest.raises(ConnectionFailedError):
+            player.seek(9, timeout=1)
 
 
 def test_a_closed_player_refuses_to_wait(server: ServerProcess) -> None:

@@ -22,6 +22,8 @@ from server_process import ServerProcess, gokata_command
 
 MOVE_TIME = 60.0
 """Seconds a move of the shared server (long: no test waits for it)."""
+LIMITS = ("--registrations-per-hour", "1000")
+"""Every test registers names of its own, all from 127.0.0.1: more than the default 20."""
 
 _names = itertools.count()
 
@@ -42,14 +44,14 @@ def free_port() -> int:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory, databases: Databases) -> Iterator[ServerProcess]:
     """A server shared by a module's tests (each test uses names of its own)."""
-    with ServerProcess(databases.new(tmp_path_factory.mktemp("serve"), "games"), MOVE_TIME) as process:
+    with ServerProcess(databases.new(tmp_path_factory.mktemp("serve"), "games"), MOVE_TIME, LIMITS) as process:
         yield process
 
 
 @pytest.fixture()
 def own_server(tmp_path: Path, databases: Databases) -> Iterator[ServerProcess]:
     """A server for one test alone; restarts keep its port, so clients can come back."""
-    with ServerProcess(databases.new(tmp_path, "games"), MOVE_TIME) as process:
+    with ServerProcess(databases.new(tmp_path, "games"), MOVE_TIME, LIMITS) as process:
         yield process
 
 

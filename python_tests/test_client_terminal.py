@@ -1,5 +1,6 @@
-"""``gokata connect``, the terminal client, fed piped input, against the real server and an
-opponent playing through ``gokata.client``."""
+"""``gokata connect``, the terminal client, fed piped input (a script: one line read on each of
+its turns), against the real server and an opponent playing through ``gokata.client``. At a
+terminal: test_client_at_a_terminal.py."""
 
 from __future__ import annotations
 
@@ -147,7 +148,7 @@ def test_a_game_with_a_capture_an_illegal_move_and_two_passes(server: ServerProc
     assert game.score is not None and game.winner == "black"
     black, white_area = game.score["black"], game.score["white"]
     assert f"Score: black {black:g}, white {white_area:g} + 0.5 komi = {white_area + 0.5:g}." in run.lines
-    assert f"Black ({me}) wins by {black - white_area - 0.5:g}." in run.lines
+    assert f"Black ({me}) wins by {black - white_area - 0.5:g} points." in run.lines
     assert "You win." in run.lines
     assert run.lines[-1] == f"Records: {me} 1 win, 0 losses; {them} 0 wins, 1 loss."
 
@@ -171,9 +172,57 @@ def test_leaving_and_coming_back_with_the_saved_token(server: ServerProcess, tmp
     assert run.boards[0][4] == "....x...." and run.boards[0][5] == "....o...."
     assert run.boards[0][6] == "..x......"
     assert "White resigns." in run.lines
-    assert f"Black ({them}) wins by resign." in run.lines
+    assert f"Black ({them}) wins by resignation." in run.lines  # the page's words
     assert "You lose." in run.lines
     assert run.lines[-1] == f"Records: {them} 1 win, 0 losses; {me} 0 wins, 1 loss."
+
+
+def told_while_away(run: Run, me: str, game: RemoteGame) -> list[str]:
+    """The lines that tell ``me`` (black) how ``game`` ended: white resigned while away."""
+    return [
+        f"Your last game, {game.id} against {game.white}, ended while you were away.",
+        "White resigns.",
+        f"Black ({me}) wins by resignation.",
+        "You win.",
+    ]
+
+
+def test_a_game_that_ended_while_away_is_told_and_no_game_sought_unasked(server: ServerProcess, tmp_path: Path) -> None:
+    me = unique("term")
+    with connect(server.ws_url, unique("py")) as them:
+        first = start(server.ws_url, me, tmp_path, "--color", "black", stdin=lines("5E", "quit"))
+        game = them.seek(9, "white", timeout=30)
+        game.wait(timeout=30)
+        game.move("4E")
+        run = finish(first)
+        assert run.status == 0 and f"Left game {game.id}, which goes on." in run.out, run.err + run.out
+        game.resign()  # while black is away
+        # Back: the end is told, and a new game is sought only once the player says so.
+        second = start(server.ws_url, me, tmp_path, "--color", "black", stdin=lines("bogus", "seek"))
+        seen = wait_for_line(second, "Seeking a 9x9 game")
+        assert [line.rstrip("\n") for line in seen[1:-1]] == told_while_away(run, me, game) + [
+            f"Records: {me} 1 win, 0 losses.",
+            "Type seek for a new 9x9 game, or quit.",
+            "error: 'bogus': type seek for a new game, or quit",
+        ], seen
+        game = them.seek(9, "white", timeout=30)  # the new game: black leaves at the end of input
+        run = finish(second)
+        assert run.status == 0 and f"End of input: left game {game.id}" in run.out, run.err + run.out
+        game.resign()
+    # Back again, and no new game wanted.
+    run = finish(start(server.ws_url, me, tmp_path, stdin=lines("quit")))
+    assert run.status == 0, run.err + run.out
+    assert run.lines[1:] == told_while_away(run, me, game) + [
+        f"Records: {me} 2 wins, 0 losses.",
+        "Type seek for a new 9x9 game, or quit.",
+    ], run.out
+    # Told once: the next time, a game is sought at once.
+    process = start(server.ws_url, me, tmp_path, "--size", "19")
+    seen = wait_for_line(process, "Seeking a 19x19 game")
+    assert len(seen) == 2, seen  # signed in, seeking
+    process.send_signal(signal.SIGINT)
+    run = finish(process)
+    assert run.status == 130 and run.lines[-1] == "Interrupted: stopped seeking.", run.out
 
 
 def test_end_of_input_leaves_the_game_going(server: ServerProcess, tmp_path: Path) -> None:
@@ -225,5 +274,7 @@ def test_ctrl_c_stops_the_client_with_status_130(server: ServerProcess, tmp_path
     assert wait_for_line(process, "Seeking")[-1].startswith("Seeking a 19x19 game")
     started = time.monotonic()
     process.send_signal(signal.SIGINT)
-    assert finish(process).status == 130
+    run = finish(process)
+    assert run.status == 130 and run.err == ""
+    assert run.lines[-1] == "Interrupted: stopped seeking.", run.out  # a word, then the exit
     assert time.monotonic() - started < 10

@@ -8,16 +8,32 @@ state is compared with the state before: an error changes nothing.
 from __future__ import annotations
 
 import json
+import socket
 import time
 from collections.abc import Iterator, Sequence
 from typing import Optional
 
 import pytest
+from websockets.client import ClientProtocol
 from websockets.exceptions import ConnectionClosed
+from websockets.frames import Close, Opcode
+from websockets.frames import Frame as WebSocketFrame
+from websockets.protocol import State
+from websockets.uri import parse_uri
 
 from gokata import Go
 from conftest import Databases
-from server_process import Frame, Player, ServerProcess, fresh_name, play, sign_in, start_game
+from server_process import (
+    RECV_TIMEOUT,
+    Frame,
+    Player,
+    ServerProcess,
+    fresh_name,
+    loopback_source,
+    play,
+    sign_in,
+    start_game,
+)
 
 MAX_FRAME = 16 * 1024
 
@@ -347,15 +363,85 @@ def test_a_flood_is_cut_off_without_disturbing_another_game(server: ServerProces
     again.wire.close()
 
 
-def test_a_frame_over_the_read_limit_drops_the_connection_and_nothing_else(server: ServerProcess) -> None:
-    player = sign_in(server, fresh_name("Emega"))
+class PlainSocketClient:
+    """A WebSocket client on a plain socket, driven by the ``websockets`` library's sans-I/O
+    protocol: unlike a threaded client, it still reads what the server sent after its own send
+    failed because the server reset the connection."""
+
+    def __init__(self, server: ServerProcess) -> None:
+        self.protocol = ClientProtocol(parse_uri(server.ws_url), max_size=None)
+        self.socket = socket.create_connection(
+            ("127.0.0.1", server.port), timeout=RECV_TIMEOUT, source_address=(loopback_source(), 0)
+        )
+        self.protocol.send_request(self.protocol.connect())
+        self.socket.sendall(b"".join(self.protocol.data_to_send()))
+        while self.protocol.state is not State.OPEN:
+            assert self.read(), "the server closed the connection during the handshake"
+        self.protocol.events_received()  # the handshake's response
+
+    def send_text(self, text: str) -> None:
+        self.protocol.send_text(text.encode())
+        try:
+            self.socket.sendall(b"".join(self.protocol.data_to_send()))
+        except ConnectionResetError:
+            pass  # the server closed before reading it all: what it said is read below
+
+    def read(self) -> bool:
+        """Feeds the protocol what arrives next; False at the end of the connection."""
+        try:
+            data = self.socket.recv(65536)
+        except ConnectionResetError:
+            data = b""
+        if data:
+            self.protocol.receive_data(data)
+        else:
+            self.protocol.receive_eof()
+        return bool(data)
+
+    def frames(self, until_closed: bool = False) -> list[Frame | Close]:
+        """The JSON frames that arrive next, at least one; or, ``until_closed``, every frame
+        (the close frame as a ``Close``) until the server ends the connection."""
+        frames: list[Frame | Close] = []
+        connected = True
+        while connected and (until_closed or not frames):
+            connected = self.read()
+            frames += self.decoded()
+        return frames
+
+    def decoded(self) -> list[Frame | Close]:
+        frames: list[Frame | Close] = []
+        for event in self.protocol.events_received():
+            if isinstance(event, WebSocketFrame) and event.opcode == Opcode.TEXT:
+                frames.append(json.loads(bytes(event.data)))
+            elif isinstance(event, WebSocketFrame) and event.opcode == Opcode.CLOSE:
+                frames.append(Close.parse(event.data))
+        return frames
+
+    def close(self) -> None:
+        self.socket.close()
+
+
+@pytest.mark.parametrize("size", [1024 * 1024 + 1, 2 * 1024 * 1024, 16 * 1024 * 1024])
+def test_a_frame_over_the_read_limit_is_refused_unread_with_code_1009(server: ServerProcess, size: int) -> None:
+    name = fresh_name("Emega")
+    client = PlainSocketClient(server)
     try:
-        player.wire.send_raw("x" * (1024 * 1024 + 1))
-        while True:
-            player.wire.recv()
-    except ConnectionClosed:
-        pass
-    again = sign_in(server, player.name, player.token)
+        client.send_text(json.dumps({"type": "hello", "name": name}))
+        [welcome] = client.frames()
+        assert isinstance(welcome, dict) and welcome["type"] == "welcome", welcome
+        client.send_text("x" * size)  # the server stops at the frame's header
+        refused, close = client.frames(until_closed=True)  # and nothing else
+    finally:
+        client.close()
+    assert refused == {
+        "type": "error",
+        "code": "bad_request",
+        "message": f"a frame of {size} bytes: frames are at most {MAX_FRAME} bytes, and one over "
+        "1048576 is not read: the connection is closed",
+    }
+    assert isinstance(close, Close) and (close.code, close.reason) == (1009, "frame too large")
+    # The server goes on; the player signs in again.
+    again = sign_in(server, name, welcome["token"])
     again.wire.ping()
     again.wire.close()
 

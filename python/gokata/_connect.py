@@ -1,16 +1,23 @@
 """The session behind ``gokata connect``: one person at this terminal plays a game on a
-``gokata serve`` server, with the screens of ``gokata play``."""
+``gokata serve`` server, with the screens of ``gokata play``.
+
+At a terminal every line is answered when it is typed: a point or a pass out of turn is refused
+at once, ``resign``, ``help`` and ``quit`` work on either player's turn, and the status line's
+clock counts down. From a pipe or a file, lines are a script: one is read on each of my turns."""
 
 from __future__ import annotations
 
-import json
-import os
-from pathlib import Path
-from typing import Callable, Optional, TextIO
+import threading
+import time
+from concurrent import futures
+from typing import Callable, Optional, TypeVar
 
+from gokata._saved import load_last_game, load_token, save_last_game, save_token
+from gokata._terminal import Keyboard, Screen
 from gokata.client import (
     BadTokenError,
     ConnectionFailedError,
+    Over,
     Played,
     Player,
     RemoteGame,
@@ -20,58 +27,22 @@ from gokata.client import (
 )
 
 HELP = """\
-Commands, read when it is your turn (one per line):
+Commands (one per line; a point or pass on your turn, the others at any time):
   7A or A7     play a stone there (row number and column letter, no I column)
   pass         pass; two passes in a row end the game
   resign       give up the game
   help         show this help
   quit         leave; the game goes on on the server, with your clock running"""
 
+TICK = 0.1
+"""Seconds between two looks at the game, the connection and the clock while nothing is typed."""
+
 Connect = Callable[[str, str, Optional[str]], Player]
+T = TypeVar("T")
 
 
 class ConnectionLost(Exception):
     """The server is gone for good: reported on one line, exit status 1."""
-
-
-def tokens_file() -> Path:
-    """Where tokens are kept: ``$XDG_CONFIG_HOME/gokata/tokens.json`` (default ``~/.config``)."""
-    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return Path(base) / "gokata" / "tokens.json"
-
-
-def _load_tokens() -> dict[str, dict[str, str]]:
-    try:
-        data = json.loads(tokens_file().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(data, dict):
-        return {}
-    return {
-        url: {name: token for name, token in names.items() if isinstance(token, str)}
-        for url, names in data.items()
-        if isinstance(names, dict)
-    }
-
-
-def load_token(url: str, name: str) -> str | None:
-    """The saved token of ``name`` on the server at ``url``, if any."""
-    return _load_tokens().get(websocket_url(url), {}).get(name.lower())
-
-
-def save_token(url: str, name: str, token: str) -> Path:
-    """Saves the token of ``name`` on the server at ``url`` (readable by its owner only)."""
-    path = tokens_file()
-    tokens = _load_tokens()
-    tokens.setdefault(websocket_url(url), {})[name.lower()] = token
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-        json.dump(tokens, file, indent=2, sort_keys=True)
-        file.write("\n")
-    os.replace(temporary, path)
-    return path
 
 
 def _default_connect(url: str, name: str, token: str | None) -> Player:
@@ -80,7 +51,7 @@ def _default_connect(url: str, name: str, token: str | None) -> Player:
 
 class ConnectSession:
     """Signs ``name`` in at ``url``, seeks a game (or continues an unfinished one) and plays it,
-    reading commands from ``lines`` on my turns; everything is printed to ``out``."""
+    reading commands from ``keyboard``; everything is shown on ``screen``."""
 
     def __init__(
         self,
@@ -89,7 +60,8 @@ class ConnectSession:
         token: str | None,
         size: int,
         color: str,
-        out: TextIO,
+        screen: Screen,
+        keyboard: Keyboard,
         connect_to: Connect = _default_connect,
     ) -> None:
         self.url = websocket_url(url)
@@ -97,16 +69,33 @@ class ConnectSession:
         self.token = token
         self.size = size
         self.color = color
-        self.out = out
+        self.screen = screen
+        self.keyboard = keyboard
         self.connect_to = connect_to
         self.shown = 0  # turns already reported
+        self.game: RemoteGame | None = None  # the game being played
+        self.seeking = False
+        self.connected = True  # as last reported
 
-    def run(self, lines: TextIO) -> None:
-        """Plays until the game ends, ``quit`` or the end of ``lines``. Raises ServerError if
-        the server refuses the sign-in or the seek, ConnectionLost if it cannot be reached."""
-        with self.sign_in() as player:
-            game = self.find_game(player)
-            self.play(player, game, lines)
+    def run(self) -> None:
+        """Plays until the game ends, ``quit`` or the end of the input. Raises ServerError if
+        the server refuses the sign-in or the seek, ConnectionLost if it cannot be reached;
+        says why on Ctrl-C (KeyboardInterrupt). What was typed and not read is dropped."""
+        try:
+            with self.sign_in() as player:
+                game = self.find_game(player)
+                if game is not None:
+                    self.play(player, game)
+        except ConnectionFailedError as error:
+            raise ConnectionLost(str(error)) from error
+        except KeyboardInterrupt:
+            self.say("")
+            self.say(self.interrupted())
+            raise
+        finally:
+            self.keyboard.discard_typed()
+
+    # Signing in
 
     def sign_in(self) -> Player:
         saved = None if self.token is not None else load_token(self.url, self.name)
@@ -138,7 +127,10 @@ class ConnectSession:
         except (ConnectionFailedError, TimeoutError) as error:
             raise ConnectionLost(str(error)) from error
 
-    def find_game(self, player: Player) -> RemoteGame:
+    # Finding a game
+
+    def find_game(self, player: Player) -> RemoteGame | None:
+        """An unfinished game to continue, else a new one if the player wants it."""
         unfinished = player.games
         if unfinished:
             game = unfinished[0]
@@ -146,40 +138,130 @@ class ConnectSession:
             self.say(f"Continuing game {game.id}{more}.")
             self.shown = game.move_number
             return game
-        colour = "either colour" if self.color == "any" else self.color
-        self.say(f"Seeking a {self.size}x{self.size} game, playing {colour}; waiting for an opponent.")
-        try:
-            return player.seek(self.size, self.color)
-        except ConnectionFailedError as error:
-            raise ConnectionLost(str(error)) from error
+        if self.report_ended_game(player) and not self.consent_to_seek():
+            return None
+        return self.seek(player)
 
-    def play(self, player: Player, game: RemoteGame, lines: TextIO) -> None:
+    def report_ended_game(self, player: Player) -> bool:
+        """Shows how the last game played here ended, if it ended while the player was away;
+        whether it did."""
+        game_id = load_last_game(self.url, player.name)
+        if game_id is None:
+            return False
+        try:
+            game = player.fetch_game(game_id)
+        except (ServerError, TimeoutError):
+            game = None  # gone with a new server database, say
+        save_last_game(self.url, player.name, None)
+        if game is None or not game.is_over:
+            return False
+        self.say(f"Your last game, {game.id} against {game.opponent}, ended while you were away.")
+        self.results(player, game)
+        return True
+
+    def consent_to_seek(self) -> bool:
+        """Asks before seeking a new game; whether the player wants one."""
+        self.say(f"Type seek for a new {self.size}x{self.size} game, or quit.")
+        while True:
+            try:
+                line = self.next_line(wanted=True)
+            except EOFError:
+                self.say("End of input: no new game.")
+                return False
+            answer = (line or "").strip()
+            if answer.lower() in ("seek", "quit"):
+                return answer.lower() == "seek"
+            if answer:
+                self.say(f"error: {answer!r}: type seek for a new game, or quit")
+
+    def seek(self, player: Player) -> RemoteGame | None:
+        """Seeks a game and waits for it; at a terminal, ``quit`` withdraws the seek."""
+        colour = "either colour" if self.color == "any" else self.color
+        stop = " Type quit to stop." if self.keyboard.interactive else ""
+        self.seeking = True  # until the seek ends, for a word on Ctrl-C
+        self.say(f"Seeking a {self.size}x{self.size} game, playing {colour}; waiting for an opponent.{stop}")
+        seeking = _in_background(lambda: player.seek(self.size, self.color))
+        while not seeking.done():
+            self.watch_connection(player)
+            try:
+                line = self.next_line(wanted=self.keyboard.interactive)
+            except EOFError:
+                line = "quit"
+            if line is not None and self.while_seeking(line):
+                self.withdraw(player, seeking)
+                self.seeking = False
+                return None
+        self.seeking = False
+        return seeking.result()
+
+    def while_seeking(self, line: str) -> bool:
+        """Answers a line typed while seeking; True to stop seeking."""
+        command = line.strip().lower()
+        if command == "quit":
+            return True
+        if command == "help":
+            self.say(HELP)
+        elif command:
+            self.say(f"error: {line.strip()!r}: no game yet, waiting for an opponent (quit stops seeking)")
+        return False
+
+    def withdraw(self, player: Player, seeking: futures.Future[RemoteGame]) -> None:
+        """Withdraws the seek; says so, or that a game started first (and goes on)."""
+        try:
+            player.cancel()
+            game = seeking.result(timeout=player.timeout)
+        except (ServerError, TimeoutError, futures.TimeoutError):
+            self.say("Stopped seeking.")
+            return
+        save_last_game(self.url, player.name, game.id)
+        self.say(
+            f"Game {game.id} against {game.opponent} started before the seek was withdrawn: "
+            f"left it, and it goes on. {self.come_back()}"
+        )
+
+    # Playing
+
+    def play(self, player: Player, game: RemoteGame) -> None:
+        self.game = game
+        save_last_game(self.url, player.name, game.id)
+        self.announce(game)
+        while not self.report(game):
+            self.watch_connection(player)
+            if not self.keyboard.typed_ahead():  # else the cursor is about to move
+                self.screen.refresh()
+            try:
+                line = self.next_line(wanted=self.keyboard.interactive or game.my_turn)
+            except EOFError:
+                self.say(f"End of input: left game {game.id}, which goes on. {self.come_back()}")
+                return
+            if line is not None and self.handle(game, line):
+                self.say(f"Left game {game.id}, which goes on. {self.come_back()}")
+                return
+        self.results(player, game)
+        save_last_game(self.url, player.name, None)
+
+    def announce(self, game: RemoteGame) -> None:
         size = game.size["height"]
         self.say(
             f"Game {game.id} on {size}x{size}: {game.black} (black) against {game.white} (white), "
             f"komi {game.komi:g}. You play {game.color}."
         )
         if self.shown == game.move_number and not game.is_over:
-            self.show(game)  # else the turns played since the start are told first
-        try:
-            while not self.report(game):
-                if not game.my_turn:
-                    game.wait()
-                    continue
-                line = lines.readline()
-                if not line:
-                    self.say(f"End of input: left game {game.id}, which goes on. {self.come_back()}")
-                    return
-                if self.handle(game, line):
-                    self.say(f"Left game {game.id}, which goes on. {self.come_back()}")
-                    return
-        except ConnectionFailedError as error:
-            raise ConnectionLost(str(error)) from error
-        self.results(player, game)
+            self.say(str(game).rstrip("\n"))  # else the turns played since are told first
+
+    def next_line(self, wanted: bool) -> str | None:
+        """A line typed, if ``wanted`` and one comes within a tick; else ``None`` after the
+        tick. Raises EOFError at the end of the input."""
+        if not wanted:
+            time.sleep(TICK)
+            return None
+        line = self.keyboard.line(TICK)
+        if line is not None and self.keyboard.interactive:
+            self.screen.typed()
+        return line
 
     def handle(self, game: RemoteGame, line: str) -> bool:
-        """Carries out one line on my turn; True to quit. A mistake is reported and it is
-        still my turn."""
+        """Carries out one line; True to quit. A mistake is reported and changes nothing."""
         words = line.split()
         if not words:
             return False
@@ -191,55 +273,63 @@ class ConnectSession:
                 return True
             if command == "help":
                 self.say(HELP)
-                self.say_turn(game)
-            elif command == "pass":
-                game.pass_turn()
             elif command == "resign":
                 game.resign()
+            elif command == "pass":
+                _check_turn(game, "your pass")
+                game.pass_turn()
             elif not any(c.isdigit() for c in command):
                 raise ValueError(f"unknown command {words[0]!r} (type help for the commands)")
             elif args:
                 raise ValueError("play one point per line")
             else:
+                _check_turn(game, words[0])
                 game.move(words[0])
         except (ValueError, TimeoutError) as error:  # ServerError and IllegalMoveError too
             self.say(f"error: {error}")
-            if not game.is_over:
-                self.say_turn(game)
         return False
 
+    def watch_connection(self, player: Player) -> None:
+        """Says when the connection drops and when it is back; raises ConnectionLost once
+        the client gives up."""
+        failure = player.failure
+        if failure is not None:
+            raise ConnectionLost(str(failure))
+        connected = player.connected
+        if connected == self.connected:
+            return
+        self.connected = connected
+        if connected:
+            self.say("Reconnected to the server.")
+        else:
+            self.say("Lost the connection to the server; reconnecting. The game and its clock go on there.")
+
+    # Reports
+
     def report(self, game: RemoteGame) -> bool:
-        """Prints the turns played since the last report, then the board or whose turn it is;
-        True once the game is over."""
+        """Prints the turns played since the last report, then the board and the status line
+        (unless it is the last line already); True once the game is over."""
+        over = game.is_over  # first: every turn of a game over is in its history
         history = game.history
         new = history[self.shown :]
         self.shown = len(history)
         for played in new:
             self.say(_describe(played))
-        over = game.is_over
         if any(played.point is not None for played in new):
             self.say(str(game).rstrip("\n"))
-        if new and not over:
+        if not over and not self.screen.status_shown:
             self.say_turn(game)
         return over
 
     def results(self, player: Player, game: RemoteGame) -> None:
         over = game.over
         assert over is not None
-        winner, loser = over.winner, "white" if over.winner == "black" else "black"
-        if over.reason == "passes":
-            self.say("Two passes in a row: the game is over.")
-        elif over.reason == "resign":
-            self.say(f"{loser.capitalize()} resigns.")
-        elif over.reason == "timeout":
-            self.say(f"{loser.capitalize()} ran out of time.")
+        self.say(_ending(over))
+        winner = over.winner
         if over.score is not None:
             black, white, komi = over.score["black"], over.score["white"], over.score["komi"]
-            margin = abs(black - white - komi)
             self.say(f"Score: black {black:g}, white {white:g} + {komi:g} komi = {white + komi:g}.")
-            self.say(f"{winner.capitalize()} ({_name(game, winner)}) wins by {margin:g}.")
-        else:
-            self.say(f"{winner.capitalize()} ({_name(game, winner)}) wins by {over.reason}.")
+        self.say(f"{winner.capitalize()} ({_name(game, winner)}) wins {over.how}.")
         self.say("You win." if winner == game.color else "You lose.")
         if over.records is not None:
             records = [over.records[color] for color in ("black", "white")]
@@ -250,25 +340,64 @@ class ConnectSession:
         )
         self.say(f"Records: {summary}.")
 
-    def show(self, game: RemoteGame) -> None:
-        self.say(str(game).rstrip("\n"))
-        self.say_turn(game)
-
     def say_turn(self, game: RemoteGame) -> None:
-        turn = game.turn
-        clock = _clock(game.remaining_ms)
-        if turn == game.color:
-            time_left = f" You have {clock}." if clock else ""
-        else:
-            time_left = f", who has {clock}" if clock else ""
-            time_left = f" Waiting for {game.opponent}{time_left}."
-        self.say(f"{turn.capitalize()} to play (turn {game.move_number + 1}).{time_left}")
+        self.screen.status(lambda: _turn_line(game))
+
+    def interrupted(self) -> str:
+        """What Ctrl-C leaves behind."""
+        game = self.game
+        if game is not None and not game.is_over:
+            return f"Interrupted: left game {game.id}, which goes on. {_turn_line(game)} {self.come_back()}"
+        if self.seeking:
+            return "Interrupted: stopped seeking."
+        return "Interrupted."
 
     def come_back(self) -> str:
         return f"Come back with: gokata connect {self.url} --name {self.name}"
 
     def say(self, text: str) -> None:
-        print(text, file=self.out, flush=True)
+        self.screen.say(text)
+
+
+def _check_turn(game: RemoteGame, what: str) -> None:
+    """Refuses a turn out of turn, before anything is sent."""
+    if not game.my_turn and not game.is_over:
+        raise ValueError(f"not your turn: {game.opponent} ({game.turn}) is to play; {what} was not played")
+
+
+def _in_background(call: Callable[[], T]) -> futures.Future[T]:
+    """``call()`` in a daemon thread (which does not hold up the exit)."""
+    future: futures.Future[T] = futures.Future()
+
+    def run() -> None:
+        try:
+            future.set_result(call())
+        except BaseException as error:
+            future.set_exception(error)
+
+    threading.Thread(target=run, name="gokata-seek", daemon=True).start()
+    return future
+
+
+def _turn_line(game: RemoteGame) -> str:
+    """Whose turn it is, with the time left: the status line."""
+    turn = game.turn
+    clock = _clock(game.remaining_ms)
+    if turn == game.color:
+        time_left = f" You have {clock}." if clock else ""
+    else:
+        time_left = f", who has {clock}" if clock else ""
+        time_left = f" Waiting for {game.opponent}{time_left}."
+    return f"{turn.capitalize()} to play (turn {game.move_number + 1}).{time_left}"
+
+
+def _ending(over: Over) -> str:
+    loser = "white" if over.winner == "black" else "black"
+    if over.reason == "resign":
+        return f"{loser.capitalize()} resigns."
+    if over.reason == "timeout":
+        return f"{loser.capitalize()} ran out of time."
+    return "Two passes in a row: the game is over."
 
 
 def _describe(played: Played) -> str:
@@ -296,4 +425,4 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun if n == 1 else plural}"
 
 
-__all__ = ["ConnectSession", "ConnectionLost", "ServerError", "load_token", "save_token", "tokens_file"]
+__all__ = ["ConnectSession", "ConnectionLost", "ServerError"]

@@ -106,8 +106,8 @@ class PlaySession:
     def undo(self, args: list[str]) -> None:
         turns = _number("undo", args, default=1)
         played = self.game.move_number
-        if turns < 0:
-            raise ValueError(f"undo {turns}: the number of turns must not be negative")
+        if turns < 1:
+            raise ValueError(f"undo {turns}: the number of turns must be at least 1")
         if turns > played:
             so_far = "no turn has" if played == 0 else f"only {_count(played, 'turn')} {'has' if played == 1 else 'have'}"
             raise ValueError(f"undo {turns}: {so_far} been played")

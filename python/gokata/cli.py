@@ -234,9 +234,11 @@ def _add_connect(subcommands: argparse._SubParsersAction[argparse.ArgumentParser
         "connect",
         help="play a game on a gokata server",
         description="Signs in to a gokata server, seeks a game (or continues an unfinished one) "
-        "and plays it at this terminal, typing one command per line on your turns (a point like "
-        "7A, pass, resign, help, quit). A new name's token is saved under "
-        "$XDG_CONFIG_HOME/gokata/tokens.json (default ~/.config) and used the next time.",
+        "and plays it at this terminal, one command per line: a point like 7A or pass on your "
+        "turn; resign, help and quit at any time. From a pipe, one line is read on each of your "
+        "turns. A new name's token is saved under $XDG_CONFIG_HOME/gokata/tokens.json (default "
+        "~/.config) and used the next time; a game that ended while you were away is told "
+        "before any new game is sought.",
     )
     client.add_argument("url", metavar="URL", help="the server: ws://HOST:PORT/ws, http://HOST:PORT/ or HOST:PORT")
     client.add_argument("--name", required=True, help="your player name (1 to 20 letters, digits, _ or -)")
@@ -249,18 +251,17 @@ def _add_connect(subcommands: argparse._SubParsersAction[argparse.ArgumentParser
 def _connect(args: argparse.Namespace) -> int:
     try:
         from gokata._connect import ConnectionLost, ConnectSession
+        from gokata._terminal import Keyboard, Screen
     except ImportError as error:  # websockets is an optional dependency
         print(f"gokata connect: {error}; install it with: pip install 'gokata[client]'", file=sys.stderr)
         return 1
-    if isinstance(sys.stdin, io.TextIOWrapper):
-        sys.stdin.reconfigure(errors="replace")
     if isinstance(sys.stdout, io.TextIOWrapper):
         sys.stdout.reconfigure(errors="backslashreplace")
     try:
-        session = ConnectSession(args.url, args.name, args.token, args.size, args.color, sys.stdout)
-        session.run(sys.stdin)
-    except KeyboardInterrupt:
-        print()
+        screen = Screen(sys.stdout, live=sys.stdout.isatty())
+        keyboard = Keyboard(sys.stdin.fileno())
+        ConnectSession(args.url, args.name, args.token, args.size, args.color, screen, keyboard).run()
+    except KeyboardInterrupt:  # the session said why
         return 130
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
+import operator
 import random
 import re
 import threading
@@ -126,8 +127,10 @@ class RateLimitedError(ServerError):
 
 
 class IllegalMoveError(ServerError, gokata.IllegalMoveError):
-    """``illegal_move``: off the board, occupied, suicide or ko (``reason``); also a
-    :class:`gokata.IllegalMoveError`, as in the local engine."""
+    """``illegal_move``: occupied, suicide or ko (``reason``), at ``coord`` (kata form) for
+    ``color`` (mine); also a :class:`gokata.IllegalMoveError`, as in the local engine. (A point
+    off the board raises :class:`BadRequestError` before it is sent, as ``gokata.Go.move``
+    raises a plain ``ValueError``.)"""
 
 
 class GameOverError(ServerError):
@@ -210,6 +213,15 @@ class Over:
     reason: str
     score: Score | None
     records: dict[str, Record] | None = None
+
+    @property
+    def how(self) -> str:
+        """How the winner won, in the words of the server's page: ``"by resignation"``,
+        ``"on time"``, ``"by 3.5 points"`` (after two passes)."""
+        if self.score is not None:
+            margin = abs(self.score["black"] - self.score["white"] - self.score["komi"])
+            return f"by {margin:g} point{'' if margin == 1 else 's'}"
+        return {"resign": "by resignation", "timeout": "on time"}.get(self.reason, f"by {self.reason}")
 
 
 # Reading frames: the server's JSON is checked before use
@@ -428,9 +440,11 @@ class RemoteGame:
 
     def move(self, coord: Coordinate, *, timeout: float | None = None) -> Played:
         """Plays a stone at ``coord``; returns the server's ``played`` once the turn is stored.
-        Raises :class:`IllegalMoveError` (a :class:`gokata.IllegalMoveError`) with the server's
-        message, :class:`NotYourTurnError`, :class:`GameOverError`, :class:`ServerError`, or
-        ``TimeoutError`` after ``timeout`` (default: the player's) seconds."""
+        Raises :class:`IllegalMoveError` (a :class:`gokata.IllegalMoveError`, with ``coord``,
+        ``color`` and ``reason``) with the server's message, :class:`BadRequestError` (a
+        ``ValueError``) for a point malformed or off the board, :class:`NotYourTurnError`,
+        :class:`GameOverError`, :class:`ServerError`, or ``TimeoutError`` after ``timeout``
+        (default: the player's) seconds."""
         point = self._kata(coord)
         return self._turn({"type": "move", "game": self.id, "point": point}, point, timeout)
 
@@ -460,7 +474,7 @@ class RemoteGame:
             )
 
         with self._player._cond:
-            self._player._wait(ready, timeout)
+            self._player._wait(ready, timeout, self._opponent_to_move)
             if self._over is not None:
                 return self._over
             for played in reversed(self._history):
@@ -472,7 +486,7 @@ class RemoteGame:
         """Blocks until the game is over (whoever is to move); returns how it ended. Raises
         ``TimeoutError`` after ``timeout`` seconds."""
         with self._player._cond:
-            self._player._wait(lambda: self._over is not None, timeout)
+            self._player._wait(lambda: self._over is not None, timeout, self._playing)
             assert self._over is not None
             return self._over
 
@@ -502,6 +516,18 @@ class RemoteGame:
     def _forget(self) -> None:
         self._pending = None
 
+    def _opponent_to_move(self) -> str | None:
+        """What ``wait`` is waiting for, when it is the opponent's turn (under the lock)."""
+        if self._over is not None or self._to_move == self.color:
+            return None  # my turn in flight, or the end after two passes: the server's answer
+        return f"{self.opponent} ({self._to_move}) has still not played in game {self.id}"
+
+    def _playing(self) -> str | None:
+        """What ``result`` is waiting for, while turns are played (under the lock)."""
+        if self._over is not None or self._ending():
+            return None
+        return f"game {self.id} is still going on: {self._to_move} to play (turn {len(self._moves) + 1})"
+
     def _ending(self, turns: int | None = None) -> bool:
         """Whether the first ``turns`` turns (default all) end in two passes: the game is over,
         its ``over`` on the way."""
@@ -510,22 +536,24 @@ class RemoteGame:
 
     def _kata(self, coord: Coordinate) -> str:
         """``coord`` in the kata form the server writes, so that a turn can be recognised in a
-        state; anything unrecognised is sent as it is, for the server to judge."""
+        state. A point the local engine would refuse as malformed or off the board is refused
+        here too, as :class:`BadRequestError` (a ``ValueError``, as ``gokata.Go.move`` raises)
+        with the engine's message: the server is not asked."""
+        try:
+            with self._player._cond:
+                self._go.get_position(coord)  # checks the point as Go.move would
+        except ValueError as error:
+            frame: Frame = {"type": "move", "game": self.id}
+            raise BadRequestError("bad_request", str(error), frame) from None
         if isinstance(coord, tuple):
-            row, col = coord
-            if not (0 <= row < self._height and 0 <= col < self._height):
-                raise ValueError(f"{coord} is off the {self._height}x{self._height} board")
+            row, col = (operator.index(n) for n in coord)
             return f"{self._height - row}{COLUMNS[col]}"
-        if not isinstance(coord, str):
-            raise TypeError(f"a point is a str or a (row, col) tuple, not {type(coord).__name__}")
-        text = coord.strip().upper()
-        kata = re.fullmatch(r"(\d+)([A-Z])", text)
+        kata = re.fullmatch(r"([0-9]+)([A-Z])", coord.upper())
         if kata:
-            return f"{int(kata.group(1))}{kata.group(2)}"
-        gtp = re.fullmatch(r"([A-Z])(\d+)", text)
-        if gtp:
-            return f"{int(gtp.group(2))}{gtp.group(1)}"
-        return coord
+            return f"{kata.group(1)}{kata.group(2)}"
+        gtp = re.fullmatch(r"([A-Z])([0-9]+)", coord.upper())
+        assert gtp is not None, coord  # the engine read it
+        return f"{gtp.group(2)}{gtp.group(1)}"
 
     # Frames from the server (called by the reader thread, under the player's lock)
 
@@ -624,6 +652,9 @@ class RemoteGame:
     def _on_error(self, error: ServerError) -> bool:
         for request in (self._pending, self._syncing):
             if request is not None and not request.done:
+                if isinstance(error, IllegalMoveError) and request is self._pending:
+                    error.coord = request.frame.get("point")
+                    error.color = "black" if self.color == "black" else "white"
                 request.resolve(error=error)
                 return True
         return False
@@ -670,7 +701,7 @@ class RemoteGame:
             if self._over is None:
                 status = f"{self._to_move} to play (turn {len(self._moves) + 1})"
             else:
-                status = f"{self._over.winner} won by {self._over.reason}"
+                status = f"{self._over.winner} won {self._over.how}"
             head = (
                 f"<RemoteGame {self.id} {self._height}x{self._height}: {self.black} (black) "
                 f"vs {self.white} (white), {status}; I am {self.color}>"
@@ -708,6 +739,7 @@ class Player:
         self._stop = threading.Event()
         self._requests = threading.Lock()  # one seek or cancel at a time
         self._reader: threading.Thread | None = None
+        self._fetches: dict[str, _Request] = {}  # games asked for by fetch_game, by id
 
     # Public
 
@@ -731,8 +763,41 @@ class Player:
 
     @property
     def connected(self) -> bool:
+        """Whether the connection is up (False while reconnecting, and once closed)."""
         with self._cond:
             return self._ws is not None and not self._closing
+
+    @property
+    def failure(self) -> BaseException | None:
+        """Why the lost connection was given up (the server was gone for ``reconnect_for``
+        seconds, or refused the token), else ``None``; every wait then raises
+        :class:`ConnectionFailedError`."""
+        with self._cond:
+            return self._failure
+
+    def fetch_game(self, game_id: str, *, timeout: float | None = None) -> RemoteGame:
+        """One of my games, finished or not, as the server has it now; asked of the server if
+        this connection has not seen it (a game that ended while I was away, say). Raises
+        :class:`UnknownGameError`, :class:`NotYourGameError` for someone else's game, or
+        ``TimeoutError``."""
+        with self._cond:
+            known = self._games.get(game_id)
+        if known is not None:
+            known.sync(timeout=timeout)
+            return known
+        request = _Request({"type": "sync", "game": game_id})
+        with self._cond:
+            self._fetches[game_id] = request
+
+        def forget() -> None:
+            if self._fetches.get(game_id) is request:
+                del self._fetches[game_id]
+
+        game: RemoteGame | None = self._request(request, timeout, forget)
+        if game is None:
+            message = f"game {game_id} is not one of {self.name}'s"
+            raise NotYourGameError("not_your_game", message, request.frame)
+        return game
 
     def seek(self, size: int = 9, color: str = "any", timeout: float | None = None) -> RemoteGame:
         """Seeks a game of ``size`` (9, 13, 19) playing ``color`` (``black``, ``white``, ``any``)
@@ -807,10 +872,9 @@ class Player:
 
     def __repr__(self) -> str:
         state = "closed" if self._closing else "connected" if self._ws else "reconnecting"
-        return (
-            f"<Player {self.name} at {self.url}: {self.wins} wins, {self.losses} losses, "
-            f"{len(self.games)} unfinished games, {state}>"
-        )
+        record = f"{_count(self.wins, 'win')}, {_count(self.losses, 'loss')}"
+        unfinished = _count(len(self.games), "unfinished game")
+        return f"<Player {self.name} at {self.url}: {record}, {unfinished}, {state}>"
 
     # Requests
 
@@ -832,8 +896,15 @@ class Player:
                 raise request.error
             return request.result
 
-    def _wait(self, ready: Callable[[], bool], timeout: float | None) -> None:
-        """Waits (holding the lock) until ``ready()``; raises TimeoutError or the failure."""
+    def _wait(
+        self,
+        ready: Callable[[], bool],
+        timeout: float | None,
+        waiting: Callable[[], str | None] = lambda: None,
+    ) -> None:
+        """Waits (holding the lock) until ``ready()``; raises TimeoutError or the failure.
+        ``waiting()`` says what is awaited when it is not the server's answer (the opponent's
+        turn, say), for the TimeoutError's message."""
         deadline = None if timeout is None else time.monotonic() + timeout
         while not ready():
             if self._failure is not None:
@@ -842,8 +913,17 @@ class Player:
                 raise ConnectionFailedError(f"the connection of {self.name} is closed")
             left = None if deadline is None else deadline - time.monotonic()
             if left is not None and left <= 0:
-                raise TimeoutError(f"no answer from the server in {timeout} s")
+                raise TimeoutError(self._timed_out(waiting(), timeout))
             self._cond.wait(left)
+
+    def _timed_out(self, waiting: str | None, timeout: float | None) -> str:
+        """Why a wait of ``timeout`` seconds ended (under the lock): the connection is down,
+        nothing happened that was awaited of others (``waiting``), or the server is silent."""
+        if self._ws is None:
+            return f"no answer in {timeout} s: the connection to {self.url} is lost; reconnecting"
+        if waiting is not None:
+            return f"after {timeout} s, {waiting} (the connection to the server is up)"
+        return f"no answer from the server in {timeout} s"
 
     def _send(self, frame: Frame) -> None:
         """Sends a frame; while reconnecting it is dropped (pending requests are resent)."""
@@ -925,6 +1005,7 @@ class Player:
                 catch_up.append(game._pending.frame)  # harmless if it was played meanwhile
         if self._seek is not None and not self._seek.done:
             catch_up.append(self._seek.frame)  # the server dropped it with the connection
+        catch_up += [fetch.frame for fetch in self._fetches.values() if not fetch.done]
         if self._cancel is not None:
             self._cancel.resolve()
         self._cond.notify_all()
@@ -1040,6 +1121,10 @@ class Player:
             started = self._adopt(state)
             if kind == "start" and started is not None and self._seek is not None:
                 self._seek.resolve(started)
+            state_id = state.get("id") if isinstance(state, dict) else None
+            fetch = self._fetches.get(state_id) if isinstance(state_id, str) else None
+            if kind == "state" and fetch is not None:
+                fetch.resolve(started)  # None: not my game
         elif kind == "seeking":
             pass
         elif kind == "cancelled":
@@ -1050,6 +1135,10 @@ class Player:
         elif kind == "error":
             error = _server_error(frame)
             if game is not None and game._on_error(error):
+                return
+            fetch = self._fetches.get(error.game) if error.game is not None else None
+            if fetch is not None:
+                fetch.resolve(error=error)
                 return
             for request in (self._seek, self._cancel):
                 if request is not None and not request.done:
@@ -1077,6 +1166,12 @@ def _parse(text: str | bytes) -> Frame | None:
         log.warning("ignored a frame that is not JSON: %.80r", text)
         return None
     return frame if isinstance(frame, dict) else None
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 win``, ``2 wins``, ``0 losses``."""
+    plural = noun + ("es" if noun.endswith("s") else "s")
+    return f"{n} {noun if n == 1 else plural}"
 
 
 def _describe(error: BaseException) -> str:

@@ -20,7 +20,8 @@ use super::protocol::{ClientFrame, ErrorCode, Refused, ServerMessage, MAX_FRAME_
 pub const MAX_MESSAGE_BYTES: usize = 64 * 1024;
 /// The WebSocket library reads frames up to this size whole, so that a frame over
 /// `MAX_MESSAGE_BYTES` is refused in words and the connection closed cleanly; past it the
-/// library gives up mid-frame and the connection is simply dropped.
+/// library stops at the frame's header: the frame is refused and the connection closed (1009)
+/// with the rest of it unread, so a client still sending it may see the connection reset.
 pub const READ_LIMIT_BYTES: usize = 1024 * 1024;
 /// Messages waiting to be written to one client before it counts as too slow.
 const OUTBOX_CAPACITY: usize = 256;
@@ -164,10 +165,8 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, holding: Holding
             ))),
             Some(Err(error)) => {
                 // Past the read limit, or not WebSocket at all: say why, and close.
-                let refused = Refused::bad_request(format!(
-                    "the connection is closed: {error} (frames are at most {MAX_FRAME_BYTES} bytes)"
-                ));
-                say_and_close(refused, 1002, "unreadable frame");
+                let (refused, code, reason) = unreadable(error);
+                say_and_close(refused, code, reason);
                 break;
             }
         };
@@ -200,6 +199,27 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, holding: Holding
     if !writer_done && tokio::time::timeout(FLUSH_TIME, &mut writer).await.is_err() {
         writer.abort();
     }
+}
+
+/// Why a frame the WebSocket library could not read ends the connection, and the close
+/// frame's code and reason: 1009 for one over `READ_LIMIT_BYTES`, 1002 for a broken one.
+fn unreadable(error: axum::Error) -> (Refused, u16, &'static str) {
+    let error = error.into_inner();
+    if let Some(tungstenite::Error::Capacity(tungstenite::error::CapacityError::MessageTooLong {
+        size,
+        ..
+    })) = error.downcast_ref::<tungstenite::Error>()
+    {
+        let refused = Refused::bad_request(format!(
+            "a frame of {size} bytes: frames are at most {MAX_FRAME_BYTES} bytes, and one over \
+             {READ_LIMIT_BYTES} is not read: the connection is closed"
+        ));
+        return (refused, 1009, "frame too large");
+    }
+    let refused = Refused::bad_request(format!(
+        "not a WebSocket frame the server can read ({error}): the connection is closed"
+    ));
+    (refused, 1002, "unreadable frame")
 }
 
 fn payload_len(message: &Message) -> usize {
