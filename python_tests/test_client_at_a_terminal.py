@@ -88,8 +88,10 @@ class Terminal:
                 self._changed.wait(left)
 
     def expect_line(self, text: str, timeout: float = WAIT) -> None:
-        """Waits for a line that is ``text``."""
-        self.expect(f"(?m)^{re.escape(text)}$", timeout)
+        """Waits for a line that shows ``text`` (the status line may have been redrawn just
+        before it was printed, which leaves the cursor at the line's start)."""
+        redrawn = STATUS_REDRAWN.replace("?P<status>", "")
+        self.expect(f"(?m)^(?:{redrawn})*{re.escape(text)}$", timeout)
 
     def finish(self, timeout: float = WAIT) -> int:
         """The exit status, once the program has ended."""
