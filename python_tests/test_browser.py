@@ -183,6 +183,61 @@ class Page:
     def click(self, point: str) -> None:
         self.driver.find_element(By.CSS_SELECTOR, f'[data-point="{point}"]').click()
 
+    def set_viewport(self, width: int, height: int, phone: bool) -> None:
+        """Chromium's device emulation: exactly this many CSS pixels; a phone is also a touch
+        screen with the mobile viewport."""
+        self.driver.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 3 if phone else 1, "mobile": phone},
+        )
+        self.driver.execute_cdp_cmd(
+            "Emulation.setTouchEmulationEnabled", {"enabled": phone, "maxTouchPoints": 5 if phone else 1}
+        )
+        eventually(lambda: self.driver.execute_script("return [innerWidth, innerHeight]"), [width, height])
+
+    def out_of_view(self, ids: tuple[str, ...]) -> list[str]:
+        """What keeps these elements from being seen whole without scrolling: an element
+        outside the window, or covered or clipped at its centre or a corner; a document
+        taller or wider than the window."""
+        value = self.driver.execute_script(
+            """
+            const problems = [];
+            const root = document.documentElement;
+            if (root.scrollHeight > innerHeight) problems.push(`the page is ${root.scrollHeight} px tall`);
+            if (root.scrollWidth > innerWidth) problems.push(`the page is ${root.scrollWidth} px wide`);
+            for (const id of arguments[0]) {
+              const element = document.getElementById(id);
+              const r = element.getBoundingClientRect();
+              if (r.width < 1 || r.height < 1) { problems.push(`${id} is not shown`); continue; }
+              if (r.left < 0 || r.top < 0 || r.right > innerWidth || r.bottom > innerHeight) {
+                problems.push(`${id} at ${r.left},${r.top} to ${r.right},${r.bottom}`);
+                continue;
+              }
+              const inset = Math.min(4, r.width / 4, r.height / 4);
+              const spots = [[(r.left + r.right) / 2, (r.top + r.bottom) / 2],
+                [r.left + inset, r.top + inset], [r.right - inset, r.top + inset],
+                [r.left + inset, r.bottom - inset], [r.right - inset, r.bottom - inset]];
+              for (const [x, y] of spots) {
+                const hit = document.elementFromPoint(x, y);
+                if (!hit || !element.contains(hit)) problems.push(`${id} is covered at ${x},${y}`);
+              }
+            }
+            return problems;
+            """,
+            list(ids),
+        )
+        assert isinstance(value, list)
+        return [str(problem) for problem in value]
+
+    def rect(self, id_: str) -> dict[str, float]:
+        value = self.driver.execute_script(
+            "const r = document.getElementById(arguments[0]).getBoundingClientRect();"
+            "return {width: r.width, height: r.height};",
+            id_,
+        )
+        assert isinstance(value, dict)
+        return {str(k): float(v) for k, v in value.items()}
+
     def screenshot(self, path: Path) -> None:
         """The whole page (not only the viewport), with the pointer off the board."""
         ActionChains(self.driver).move_to_element(self.driver.find_element(By.TAG_NAME, "h1")).perform()
@@ -577,3 +632,53 @@ def test_the_pages_survive_a_server_crash_and_resend_a_click_made_meanwhile(
         assert state["moves"] == ["5E", "4D", "3C"]
         for page in (alice, bob):
             page.assert_clean_but_reconnects()
+
+
+VIEWPORTS = {"1280x800": (1280, 800, False), "1366x768": (1366, 768, False), "390x844 phone": (390, 844, True)}
+IN_VIEW = ("board", "status", "black-name", "white-name", "clock", "pass", "resign")
+"""What a player must see without scrolling while playing: the board, whose turn it is, both
+names, the clock, Pass and Resign."""
+
+
+def long_name(prefix: str) -> str:
+    """A fresh name of the longest kind, 20 characters: the widest the page must lay out."""
+    name = fresh_name(prefix)
+    return name + "x" * (20 - len(name))
+
+
+def test_the_game_fits_the_window_on_laptops_and_phones(
+    server: ServerProcess, browsers: Callable[[str], Page]
+) -> None:
+    """At 1280x800, 1366x768 and 390x844, on every board size, everything a player needs
+    while playing is in the window, the page does not scroll, and the board is large."""
+    page = browsers(url_of(server))
+    page.open()
+    page.sign_in(long_name("fits"))
+    opponent = sign_in(server, long_name("fitsopp"))
+    try:
+        for size in (9, 13, 19):
+            page.seek(size, "black")
+            contains(lambda: page.text("status"), "Waiting for an opponent")
+            opponent.wire.send({"type": "seek", "size": size, "color": "white"})
+            game = opponent.wire.expect("start")["game"]["id"]
+            contains(lambda: page.text("status"), "Your move (black).")
+            page.click(f"{size}A")
+            assert opponent.wire.expect("played")["point"] == f"{size}A"
+            opponent.wire.send({"type": "move", "game": game, "ply": 1, "point": "1A"})
+            assert opponent.wire.expect("played")["point"] == "1A"
+            contains(lambda: page.text("status"), "Your move (black).")
+            for label, (width, height, phone) in VIEWPORTS.items():
+                page.set_viewport(width, height, phone)
+                until(lambda: page.text("clock") != "", what="the clock")
+                assert page.out_of_view(IN_VIEW) == [], f"{size}x{size} at {label}"
+                board = page.rect("board")
+                assert board["width"] == pytest.approx(board["height"], abs=1)
+                # Large: as wide as a phone allows, most of a laptop's height.
+                least = 0.9 * width if phone else 0.75 * height
+                assert board["width"] >= least, f"a board of {board['width']} px at {label}"
+            opponent.wire.send({"type": "resign", "game": game})
+            assert opponent.wire.expect("over")["reason"] == "resign"
+            contains(lambda: page.text("result"), "wins by resignation")
+        page.assert_clean()
+    finally:
+        opponent.wire.close()

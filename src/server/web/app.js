@@ -401,16 +401,26 @@
     $("seek").hidden = Boolean(seeking);
     $("cancel").hidden = !seeking;
     $("game-panel").hidden = !game;
+    document.body.classList.toggle("with-game", Boolean(game));
     $("pass").disabled = !playing || mine !== game.to_move || Boolean(pending);
     $("resign").disabled = !playing || !mine;
     if (game) {
       $("game-title").textContent = `${game.black} (black) against ${game.white} (white), ${game.size}×${game.size}`;
+      renderSeats();
       markLastMove();
     }
     $("result").textContent = resultText();
     setStatus(statusText());
     tick();
     watchSpectated();
+  }
+
+  // Both players beside the board, the one to move marked.
+  function renderSeats() {
+    for (const color of ["black", "white"]) {
+      $(`${color}-name`).textContent = game[color];
+      $(`seat-${color}`).classList.toggle("to-move", game.status === "playing" && game.to_move === color);
+    }
   }
 
   function tick() {
