@@ -197,8 +197,8 @@ class Page:
 
     def out_of_view(self, ids: tuple[str, ...]) -> list[str]:
         """What keeps these elements from being seen whole without scrolling: an element
-        outside the window, or covered or clipped at its centre or a corner; a document
-        taller or wider than the window."""
+        outside the window, cut short (an ellipsis), or covered or clipped at its centre or a
+        corner; a document taller or wider than the window."""
         value = self.driver.execute_script(
             """
             const problems = [];
@@ -209,6 +209,7 @@ class Page:
               const element = document.getElementById(id);
               const r = element.getBoundingClientRect();
               if (r.width < 1 || r.height < 1) { problems.push(`${id} is not shown`); continue; }
+              if (element.scrollWidth > element.clientWidth + 1) problems.push(`${id} is cut short`);
               if (r.left < 0 || r.top < 0 || r.right > innerWidth || r.bottom > innerHeight) {
                 problems.push(`${id} at ${r.left},${r.top} to ${r.right},${r.bottom}`);
                 continue;
@@ -322,29 +323,72 @@ def without_clock(state: Frame) -> Frame:
     return {key: value for key, value in state.items() if key != "remaining_ms"}
 
 
+def passer(state: Frame) -> Optional[str]:
+    """The colour that passed on the last turn of a game still played, if any."""
+    moves = state["moves"]
+    if state["status"] != "playing" or not moves or moves[-1] is not None:
+        return None
+    return "black" if len(moves) % 2 == 1 else "white"
+
+
 def status_for(state: Frame, color: Optional[str]) -> str:
-    """What ``#status`` says to the player of ``color`` (None: a spectator) while it is played."""
+    """What ``#status`` says to the player of ``color`` (None: a spectator) while it is played:
+    a pass on the last turn, then whose turn it is."""
     mover = state["to_move"]
+    passed = passer(state)
+    if passed is None:
+        said = ""
+    elif passed == color:
+        said = "You passed. "
+    elif color is None:
+        said = f"{passed.title()} ({state[passed]}) passed. "
+    else:
+        said = f"{passed.title()} ({state[passed]}) passed: if you pass too, the game ends. "
     if color is None:
-        return (
+        return said + (
             f"You are watching: {state['black']} (black) against {state['white']} (white); {mover} to move."
         )
     if color == mover:
-        return f"Your move ({color})."
-    return f"Waiting for {state[mover]} ({mover}) to move."
+        return said + f"Your move ({color})."
+    return said + f"Waiting for {state[mover]} ({mover}) to move."
 
 
-def shows(page: Page, state: Frame) -> tuple[list[str], list[str], str]:
-    """What the page shows of a game: board, last move, status."""
-    return page.board(state["size"]), page.last(), page.text("status")
+Seats = tuple[str, str, list[str], str]
+"""Beside the board: black's captures, white's, the colours marked as having passed, the move
+number."""
 
 
-def expected_view(state: Frame, color: Optional[str]) -> tuple[list[str], list[str], str]:
-    """What a page must show of the server's STATE: its board, its last move, whose turn."""
+def seats(page: Page) -> Seats:
+    passed = [color for color in ("black", "white") if page.shown(f"{color}-passed")]
+    return page.text("black-captures"), page.text("white-captures"), passed, page.text("move-number")
+
+
+def expected_seats(state: Frame) -> Seats:
+    """The captures counted from the server's STATE: the stones a colour's opponent played that
+    are no longer on the board."""
+    played = {"black": 0, "white": 0}
+    for ply, point in enumerate(state["moves"]):
+        if point is not None:
+            played["black" if ply % 2 == 0 else "white"] += 1
+    on_board = {color: sum(row.count(STONES[color]) for row in state["board"]) for color in ("black", "white")}
+    taken = {"black": played["white"] - on_board["white"], "white": played["black"] - on_board["black"]}
+    words = [f"{taken[color]} capture{'' if taken[color] == 1 else 's'}" for color in ("black", "white")]
+    passed = passer(state)
+    return words[0], words[1], [] if passed is None else [passed], f"Move {len(state['moves'])}"
+
+
+def shows(page: Page, state: Frame) -> tuple[list[str], list[str], str, Seats]:
+    """What the page shows of a game: board, last move, status, and beside the board."""
+    return page.board(state["size"]), page.last(), page.text("status"), seats(page)
+
+
+def expected_view(state: Frame, color: Optional[str]) -> tuple[list[str], list[str], str, Seats]:
+    """What a page must show of the server's STATE: its board, its last move, whose turn, the
+    captures, a pass and the move number."""
     moves = state["moves"]
     last = [moves[-1]] if moves and moves[-1] is not None else []
     status = status_for(state, color) if state["status"] == "playing" else "The game is over. Seek another one?"
-    return list(state["board"]), last, status
+    return list(state["board"]), last, status, expected_seats(state)
 
 
 def wait_turns(server: ServerProcess, game: str, turns: int, timeout: float = WAIT) -> Frame:
@@ -425,10 +469,11 @@ def test_two_browsers_play_a_game_to_two_passes(
             assert alice.text("player") == f"{alice_name}: 0 wins, 0 losses"
             assert alice.enabled("pass") and alice.enabled("resign")
 
-    # 5F captured the white stone on 5E: it left both boards at once.
+    # 5F captured the white stone on 5E: it left both boards at once, and is counted.
     assert state["board"][4][4] == "."
     for page in pages.values():
         assert page.stones()["5E"] == "empty" and page.stones()["5F"] == "black"
+        assert seats(page) == ("1 capture", "0 captures", [], f"Move {len(OPENING)}")
 
     # Illegal clicks by white: an occupied point, then the ko retake. Each is explained in words
     # on white's page, and nothing changes, on either page or on the server.
@@ -451,6 +496,12 @@ def test_two_browsers_play_a_game_to_two_passes(
         state = in_step(server, game, pages, turns)
         if turns == len(OPENING) + 1:
             assert bob.text("error") == ""  # a played turn clears the old error
+        if turns == len(OPENING) + 3:
+            # White passed: black is warned, beside the board and in words (checked by in_step).
+            assert alice.text("status") == (
+                f"White ({bob_name}) passed: if you pass too, the game ends. Your move (black)."
+            )
+            assert alice.shown("white-passed") and not alice.shown("black-passed")
 
     # The end: two passes, area score with komi, the winner, the records as the server has them.
     assert state["status"] == "over" and state["reason"] == "passes"
@@ -635,9 +686,9 @@ def test_the_pages_survive_a_server_crash_and_resend_a_click_made_meanwhile(
 
 
 VIEWPORTS = {"1280x800": (1280, 800, False), "1366x768": (1366, 768, False), "390x844 phone": (390, 844, True)}
-IN_VIEW = ("board", "status", "black-name", "white-name", "clock", "pass", "resign")
+IN_VIEW = ("board", "status", "black-name", "white-name", "white-passed", "clock", "pass", "resign")
 """What a player must see without scrolling while playing: the board, whose turn it is, both
-names, the clock, Pass and Resign."""
+names, the opponent's pass, the clock, Pass and Resign."""
 
 
 def long_name(prefix: str) -> str:
@@ -664,9 +715,10 @@ def test_the_game_fits_the_window_on_laptops_and_phones(
             contains(lambda: page.text("status"), "Your move (black).")
             page.click(f"{size}A")
             assert opponent.wire.expect("played")["point"] == f"{size}A"
-            opponent.wire.send({"type": "move", "game": game, "ply": 1, "point": "1A"})
-            assert opponent.wire.expect("played")["point"] == "1A"
-            contains(lambda: page.text("status"), "Your move (black).")
+            # A pass: the longest status line, and a mark beside the board.
+            opponent.wire.send({"type": "pass", "game": game, "ply": 1})
+            assert opponent.wire.expect("played")["point"] is None
+            contains(lambda: page.text("status"), "passed: if you pass too, the game ends. Your move (black).")
             for label, (width, height, phone) in VIEWPORTS.items():
                 page.set_viewport(width, height, phone)
                 until(lambda: page.text("clock") != "", what="the clock")

@@ -12,6 +12,8 @@
     19: [3, 9, 15].flatMap((r) => [3, 9, 15].map((c) => [r, c])),
   };
   const $ = (id) => document.getElementById(id);
+  const STONE = { black: "x", white: "o", empty: "." };
+  const other = (color) => (color === "black" ? "white" : "black");
 
   // Names and tokens of the players who signed in on this browser, by lower-case name.
   const saved = {
@@ -146,8 +148,8 @@
         return;
       }
       game.moves.push(m.point);
-      if (m.point) setStone(m.point, m.color === "black" ? "x" : "o");
-      for (const point of m.captured) setStone(point, ".");
+      if (m.point) setStone(m.point, m.color === "black" ? STONE.black : STONE.white);
+      for (const point of m.captured) setStone(point, STONE.empty);
       game.to_move = m.to_move;
       game.remaining_ms = m.remaining_ms;
       deadline = performance.now() + m.remaining_ms;
@@ -296,10 +298,15 @@
     $("board-wrap").replaceChildren(svg);
   }
 
+  // The stone on a point, in the game's board and on the page.
   function setStone(point, symbol) {
+    const row = game.size - parseInt(point, 10);
+    const col = LETTERS.indexOf(point.slice(-1));
+    const line = game.board[row];
+    game.board[row] = line.slice(0, col) + symbol + line.slice(col + 1);
     const g = document.querySelector(`.pt[data-point="${point}"]`);
     if (!g) return;
-    const stone = symbol === "x" ? "black" : symbol === "o" ? "white" : "empty";
+    const stone = symbol === STONE.black ? "black" : symbol === STONE.white ? "white" : "empty";
     g.dataset.stone = stone;
     const circle = g.querySelector(".stone");
     circle.setAttribute("display", stone === "empty" ? "none" : "inline");
@@ -350,13 +357,7 @@
 
   function statusText() {
     if (!me) return wanted ? `Signing in as ${wanted}…` : "Sign in to play.";
-    if (game && game.status === "playing") {
-      const mine = myColor();
-      const mover = game[game.to_move];
-      if (!mine) return `You are watching: ${game.black} (black) against ${game.white} (white); ${game.to_move} to move.`;
-      if (pending) return "Your turn is on its way to the server…";
-      return mine === game.to_move ? `Your move (${mine}).` : `Waiting for ${mover} (${game.to_move}) to move.`;
-    }
+    if (game && game.status === "playing") return passText() + turnText();
     if (seeking) {
       const colour = seeking.color === "any" ? "any colour" : seeking.color;
       return `Waiting for an opponent: ${seeking.size}×${seeking.size}, ${colour}…`;
@@ -365,12 +366,30 @@
     return `Signed in as ${me.name}. Choose a board and seek a game.`;
   }
 
+  function turnText() {
+    const mine = myColor();
+    const mover = game[game.to_move];
+    if (!mine) return `You are watching: ${game.black} (black) against ${game.white} (white); ${game.to_move} to move.`;
+    if (pending) return "Your turn is on its way to the server…";
+    return mine === game.to_move ? `Your move (${mine}).` : `Waiting for ${mover} (${game.to_move}) to move.`;
+  }
+
+  // Two passes end the game: a player must know that the last turn was one.
+  function passText() {
+    const passer = lastPasser();
+    if (!passer) return "";
+    const mine = myColor();
+    if (passer === mine) return "You passed. ";
+    const warning = mine ? ": if you pass too, the game ends" : "";
+    return `${title(passer)} (${game[passer]}) passed${warning}. `;
+  }
+
   function resultText() {
     if (!game || game.status !== "over") return "";
     const winner = game[game.winner];
     const how = {
       resign: `${title(game.winner)} (${winner}) wins by resignation.`,
-      timeout: `${title(game.winner)} (${winner}) wins on time: ${game.winner === "black" ? "white" : "black"} took too long.`,
+      timeout: `${title(game.winner)} (${winner}) wins on time: ${other(game.winner)} took too long.`,
       passes: `${title(game.winner)} (${winner}) wins after two passes.`,
     }[game.reason];
     let text = how;
@@ -415,12 +434,40 @@
     watchSpectated();
   }
 
-  // Both players beside the board, the one to move marked.
+  // Both players beside the board: the one to move marked, their captures, a pass just made.
   function renderSeats() {
+    const taken = captures();
+    const passer = lastPasser();
     for (const color of ["black", "white"]) {
       $(`${color}-name`).textContent = game[color];
+      $(`${color}-captures`).textContent = plural(taken[color], "capture");
+      $(`${color}-passed`).hidden = passer !== color;
       $(`seat-${color}`).classList.toggle("to-move", game.status === "playing" && game.to_move === color);
     }
+    $("move-number").textContent = `Move ${game.moves.length}`;
+  }
+
+  // The stones each colour has taken: those its opponent played, less those still on the board.
+  function captures() {
+    const played = { black: 0, white: 0 };
+    game.moves.forEach((point, ply) => {
+      if (point) played[ply % 2 === 0 ? "black" : "white"] += 1;
+    });
+    const left = { black: 0, white: 0 };
+    for (const line of game.board) {
+      for (const symbol of line) {
+        if (symbol === STONE.black) left.black += 1;
+        else if (symbol === STONE.white) left.white += 1;
+      }
+    }
+    return { black: played.white - left.white, white: played.black - left.black };
+  }
+
+  // The colour whose pass was the last turn of a game still played (black moves first).
+  function lastPasser() {
+    if (!game || game.status !== "playing" || !game.moves.length) return null;
+    if (game.moves[game.moves.length - 1] !== null) return null;
+    return game.moves.length % 2 === 1 ? "black" : "white";
   }
 
   function tick() {
