@@ -122,7 +122,9 @@ class Page:
         return str(value).strip()
 
     def shown(self, id_: str) -> bool:
-        return self.element(id_).is_displayed()
+        """Whether the element is there and displayed."""
+        found = self.driver.find_elements(By.ID, id_)
+        return bool(found) and found[0].is_displayed()
 
     def enabled(self, id_: str) -> bool:
         return self.element(id_).is_enabled()
@@ -182,6 +184,11 @@ class Page:
 
     def click(self, point: str) -> None:
         self.driver.find_element(By.CSS_SELECTOR, f'[data-point="{point}"]').click()
+
+    def sleep_for_messages(self) -> None:
+        """Gives the page the time to get, and show, what the server would send: for checks
+        that something does not happen."""
+        time.sleep(1.0)
 
     def set_viewport(self, width: int, height: int, phone: bool) -> None:
         """Chromium's device emulation: exactly this many CSS pixels; a phone is also a touch
@@ -525,6 +532,21 @@ def test_two_browsers_play_a_game_to_two_passes(
     assert alice.text("player") == record(server, alice_name)
     assert bob.text("player") == record(server, bob_name)
     keep_screenshots(shots)
+
+    # A reload keeps the finished game and its result on show, until the player seeks again.
+    alice.driver.refresh()
+    eventually(lambda: alice.text("result"), expected, what="the result after a reload")
+    assert shows(alice, state) == expected_view(state, "black")
+    assert alice.shown("board") and alice.shown("seek")
+    alice.seek(9, "any")
+    eventually(lambda: alice.text("status"), "Waiting for an opponent: 9×9, any colour…")
+    assert alice.text("result") == "" and not alice.shown("board")
+    alice.element("cancel").click()
+    eventually(lambda: alice.text("status"), f"Signed in as {alice_name}. Choose a board and seek a game.")
+    alice.driver.refresh()
+    eventually(lambda: alice.text("player"), record(server, alice_name), what="signed in after the reload")
+    alice.sleep_for_messages()
+    assert alice.text("result") == "" and not alice.shown("board")
     for page in pages.values():
         page.assert_clean()
 
@@ -560,6 +582,46 @@ def test_a_timeout_shows_the_result_in_both_pages(
             assert page.text("status") == "The game is over. Seek another one?"
             assert not page.enabled("pass") and page.shown("seek")
             page.assert_clean()
+
+
+def test_a_game_that_ended_while_the_page_was_away_shows_its_result(
+    server: ServerProcess, browsers: Callable[[str], Page]
+) -> None:
+    """The page leaves mid-game, the opponent resigns; back on the page, the game is shown
+    finished, with its result and the records, until the player seeks again."""
+    page = browsers(url_of(server))
+    page.open()
+    name = fresh_name("away")
+    page.sign_in(name)
+    opponent = sign_in(server, fresh_name("stays"))
+    try:
+        page.seek(9, "black")
+        contains(lambda: page.text("status"), "Waiting for an opponent")
+        opponent.wire.send({"type": "seek", "size": 9, "color": "white"})
+        game = opponent.wire.expect("start")["game"]["id"]
+        contains(lambda: page.text("status"), "Your move (black).")
+        page.click("5E")
+        assert opponent.wire.expect("played")["point"] == "5E"
+
+        page.driver.get("about:blank")
+        opponent.wire.send({"type": "resign", "game": game})
+        assert opponent.wire.expect("over")["winner"] == "black"
+        page.open()
+        state = game_state(server, game)
+        expected = (
+            f"Black ({name}) wins by resignation. "
+            f"Records: {record(server, name)}; {record(server, opponent.name)}."
+        )
+        eventually(lambda: page.text("result"), expected, what="the result of the game that ended meanwhile")
+        assert shows(page, state) == expected_view(state, "black")
+        assert page.text("player") == record(server, name) == f"{name}: 1 win, 0 losses"
+
+        page.seek(13, "any")
+        eventually(lambda: page.text("status"), "Waiting for an opponent: 13×13, any colour…")
+        assert page.text("result") == "" and not page.shown("board")
+        page.assert_clean()
+    finally:
+        opponent.wire.close()
 
 
 def test_a_third_player_can_watch_but_not_act(server: ServerProcess, browsers: Callable[[str], Page]) -> None:

@@ -115,8 +115,9 @@
         send({ type: "sync", game: watch });
       } else if (mine) {
         showGame(mine);
-      } else if (game && game.status === "playing") {
-        send({ type: "sync", game: game.id }); // it ended while we were away
+      } else if (game || remembered) {
+        // The last game is over (a reload, or it ended while we were away): show how.
+        send({ type: "sync", game: game ? game.id : remembered });
       }
       if (pending && game && pending.game === game.id && game.status === "playing" &&
           game.moves.length === pending.ply) {
@@ -171,7 +172,8 @@
     },
     state(m) {
       const incoming = m.game;
-      if (game && incoming.id !== game.id && game.status === "playing" && !watchedGame()) return;
+      const replaces = !game || incoming.id === game.id || game.status !== "playing";
+      if (incoming.id !== watchedGame() && !(replaces && playsIn(incoming))) return;
       showGame(incoming);
       if (pending && (incoming.status !== "playing" || incoming.moves.length !== pending.ply)) pending = null;
     },
@@ -237,6 +239,17 @@
     if (game.black.toLowerCase() === name) return "black";
     if (game.white.toLowerCase() === name) return "white";
     return null;
+  }
+
+  function playsIn(state) {
+    return Boolean(me) && [state.black, state.white].some((name) => name.toLowerCase() === me.name.toLowerCase());
+  }
+
+  // Seeking again puts the last game away: it is no longer shown, nor after a reload.
+  function putAwayFinishedGame() {
+    if (!game || game.status === "playing") return;
+    game = null;
+    localStorage.removeItem("gokata.game");
   }
 
   function play(point) {
@@ -530,7 +543,8 @@
   $("seek-form").addEventListener("submit", (event) => {
     event.preventDefault();
     showError("");
-    $("result").textContent = "";
+    putAwayFinishedGame();
+    render();
     send({ type: "seek", size: Number($("size").value), color: $("color").value });
   });
 
