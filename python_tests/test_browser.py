@@ -9,8 +9,10 @@ the page believes.
 
 The page's testable hooks: every intersection carries ``data-point`` (kata form, ``"5E"``) and
 ``data-stone`` (``black``, ``white``, ``empty``); the last move also ``data-last``; the controls
-have the ids ``name``, ``signin``, ``size``, ``color``, ``seek``, ``cancel``, ``pass``,
-``resign``, ``status``, ``result``, ``error`` and ``player``.
+have the ids ``name``, ``token``, ``signin``, ``size``, ``color``, ``seek``, ``cancel``,
+``pass``, ``resign``, ``status``, ``result``, ``error`` and ``player``; beside the board,
+``black-name``, ``black-captures``, ``black-passed`` (and white's), ``clock`` and
+``move-number``; the player's own token is ``my-token``.
 
 A missing Chromium, chromedriver or server fails these tests; it never skips them. When the
 environment variable ``GOKATA_SCREENSHOT_DIR`` is set, the screenshots of the finished game are
@@ -204,8 +206,8 @@ class Page:
 
     def out_of_view(self, ids: tuple[str, ...]) -> list[str]:
         """What keeps these elements from being seen whole without scrolling: an element
-        outside the window, cut short (an ellipsis), or covered or clipped at its centre or a
-        corner; a document taller or wider than the window."""
+        outside the window, cut short (an ellipsis) or spilling out of its box, or covered or
+        clipped at its centre or a corner; a document taller or wider than the window."""
         value = self.driver.execute_script(
             """
             const problems = [];
@@ -214,9 +216,12 @@ class Page:
             if (root.scrollWidth > innerWidth) problems.push(`the page is ${root.scrollWidth} px wide`);
             for (const id of arguments[0]) {
               const element = document.getElementById(id);
+              if (!element) { problems.push(`${id} is missing`); continue; }
               const r = element.getBoundingClientRect();
               if (r.width < 1 || r.height < 1) { problems.push(`${id} is not shown`); continue; }
-              if (element.scrollWidth > element.clientWidth + 1) problems.push(`${id} is cut short`);
+              if (element.scrollWidth > element.clientWidth + 1 || element.scrollHeight > element.clientHeight + 1) {
+                problems.push(`${id} is cut short, or spills over`);
+              }
               if (r.left < 0 || r.top < 0 || r.right > innerWidth || r.bottom > innerHeight) {
                 problems.push(`${id} at ${r.left},${r.top} to ${r.right},${r.bottom}`);
                 continue;
@@ -666,6 +671,119 @@ def test_a_third_player_can_watch_but_not_act(server: ServerProcess, browsers: C
         white.wire.close()
 
 
+def test_anyone_can_watch_a_game_without_a_name(server: ServerProcess, browsers: Callable[[str], Page]) -> None:
+    """``#game=ID`` shows the game to a page that never signs in, and follows it (past the
+    10 s within which a WebSocket must sign in) to its end; a bad id is named as such."""
+    black, white, state = start_game(server, "shown")
+    game = state["id"]
+    try:
+        viewer = browsers(url_of(server))
+        viewer.open("#game=nosuchgame1")
+        contains(lambda: viewer.text("error"), 'No game has the id "nosuchgame1".')
+        assert viewer.text("status") == "Sign in to play." and not viewer.shown("board")
+
+        viewer.driver.execute_script("location.hash = arguments[0];", f"game={game}")
+        play(black, white, game, 0, "5E")
+        state = game_state(server, game)
+        eventually(lambda: shows(viewer, state), expected_view(state, None), what="the watched game")
+        assert viewer.text("error") == "" and viewer.text("player") == "Not signed in"
+        assert viewer.shown("signin") and not viewer.enabled("pass") and not viewer.enabled("resign")
+        for label, (width, height, phone) in VIEWPORTS.items():
+            viewer.set_viewport(width, height, phone)
+            assert viewer.out_of_view(("board", "status", "black-name", "white-name", "clock")) == [], label
+
+        # A click is explained, and goes nowhere.
+        viewer.click("3C")
+        eventually(
+            lambda: viewer.text("error"), f"Only {black.name} and {white.name} play in this game: you are watching it."
+        )
+        assert without_clock(game_state(server, game)) == without_clock(state)
+
+        # Later than a WebSocket may stay unsigned, a pass and a move still show.
+        time.sleep(11)
+        play(white, black, game, 1, None)
+        state = game_state(server, game)
+        eventually(lambda: shows(viewer, state), expected_view(state, None), what="the pass")
+        assert viewer.text("status").startswith(f"White ({white.name}) passed. You are watching")
+        play(black, white, game, 2, "4D")
+        state = game_state(server, game)
+        eventually(lambda: shows(viewer, state), expected_view(state, None), what="the next move")
+
+        white.wire.send({"type": "resign", "game": game})
+        assert white.wire.expect("over")["winner"] == "black"
+        eventually(
+            lambda: viewer.text("result"),
+            f"Black ({black.name}) wins by resignation. "
+            f"Records: {record(server, black.name)}; {record(server, white.name)}.",
+            what="the result",
+        )
+        assert viewer.text("status") == "The game is over. Sign in to play."
+        viewer.assert_clean(allow="/api/games/nosuchgame1")
+    finally:
+        black.wire.close()
+        white.wire.close()
+
+
+def test_a_name_from_the_terminal_plays_on_the_page_with_its_token(
+    server: ServerProcess, browsers: Callable[[str], Page]
+) -> None:
+    """A player registered elsewhere (the terminal's token, from its welcome) signs in on the
+    page with name and token, and finds its game there to play on."""
+    black, white, state = start_game(server, "term")
+    game = state["id"]
+    try:
+        page = browsers(url_of(server))
+        page.open()
+        page.element("name").send_keys(black.name)
+        page.element("token").send_keys(black.token)
+        page.element("signin").click()
+        eventually(lambda: page.text("player"), record(server, black.name), what="signed in with the token")
+        eventually(lambda: shows(page, state), expected_view(state, "black"), what="the game of the terminal's player")
+        assert page.stored("gokata.game") == game
+        page.click("5E")
+        assert white.wire.expect("played")["point"] == "5E"
+        assert page.element("token").get_property("value") == "" and page.text("error") == ""
+        page.assert_clean()
+    finally:
+        black.wire.close()
+        white.wire.close()
+
+
+def test_a_player_copies_the_token_to_another_browser(
+    server: ServerProcess, browsers: Callable[[str], Page]
+) -> None:
+    """"Your token" shows the signed-in player's token and copies it; another browser signs
+    in with it as the same player."""
+    first = browsers(url_of(server))
+    first.open()
+    name = fresh_name("twodevices")
+    first.sign_in(name)
+    assert not first.shown("my-token")
+    first.element("token-box").find_element(By.TAG_NAME, "summary").click()
+    until(lambda: first.shown("my-token"), what="the token shown")
+    assert first.out_of_view(("my-token", "copy-token")) == []
+    token = first.text("my-token")
+    assert len(token) == 64 and set(token) <= set("0123456789abcdef"), token
+    first.driver.execute_cdp_cmd(
+        "Browser.grantPermissions",
+        {"origin": first.origin, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]},
+    )
+    first.element("copy-token").click()
+    eventually(lambda: first.text("token-note"), "Copied.")
+    copied = first.driver.execute_async_script("navigator.clipboard.readText().then(arguments[0]);")
+    assert copied == token
+
+    second = browsers(url_of(server))
+    second.open()
+    second.element("name").send_keys(name.upper())  # names are one regardless of case
+    second.element("token").send_keys(token)
+    second.element("signin").click()
+    eventually(lambda: second.text("player"), f"{name}: 0 wins, 0 losses", what="the same player")
+    assert second.text("my-token") == token
+    for page in (first, second):
+        page.assert_clean()
+
+
 def test_seek_then_cancel(server: ServerProcess, browsers: Callable[[str], Page]) -> None:
     page = browsers(url_of(server))
     page.open()
@@ -689,7 +807,8 @@ def test_seek_then_cancel(server: ServerProcess, browsers: Callable[[str], Page]
 
 
 def test_a_taken_name_is_refused(server: ServerProcess, browsers: Callable[[str], Page]) -> None:
-    """A fresh browser (no token) cannot sign in with a registered name."""
+    """A fresh browser cannot sign in with a registered name without its token, nor with a
+    wrong one; with the right one it can."""
     owner = sign_in(server, fresh_name("owner"))
     owner.wire.close()
     page = browsers(url_of(server))
@@ -697,9 +816,26 @@ def test_a_taken_name_is_refused(server: ServerProcess, browsers: Callable[[str]
     page.element("name").send_keys(owner.name.upper())  # names are unique regardless of case
     page.element("signin").click()
     until(lambda: page.text("error") != "", what="the name_taken error")
-    assert owner.name.lower() in page.text("error").lower()
+    assert owner.name.lower() in page.text("error").lower() and "token" in page.text("error")
     assert page.text("player") == "Not signed in" and page.shown("signin") and not page.shown("seek")
     assert page.stored("gokata.current") is None
+
+    # The page asks for the token; one of the wrong form is refused before anything is sent,
+    # a wrong one by the server, and the owner's signs in.
+    for token, error in (
+        ("123abc", "That is not a token: a token is 64 hexadecimal digits (0-9, a-f), not 6 characters."),
+        ("0" * 64, f'wrong token for "{owner.name}"'),
+        (owner.token.upper(), ""),
+    ):
+        field = page.element("token")
+        field.clear()
+        field.send_keys(token)
+        page.element("signin").click()
+        if error:
+            contains(lambda: page.text("error"), error)
+            assert page.text("player") == "Not signed in" and page.stored("gokata.current") is None
+    eventually(lambda: page.text("player"), record(server, owner.name), what="signed in with the token")
+    assert page.text("error") == "" and page.stored("gokata.current") == owner.name
     page.assert_clean()
 
 

@@ -45,6 +45,7 @@
 
   let socket = null;
   let wanted = null; // the name to sign in as, while the page wants a connection
+  let wantedToken = null; // the token typed with it, if any (else the saved one is used)
   let me = null; // {name, wins, losses} after welcome
   let game = null; // the STATE shown, kept current from played/over/state
   let pending = null; // {game, ply, frame}: a turn sent and not yet acknowledged
@@ -55,6 +56,7 @@
   let cursor = null; // [row, col] of the keyboard cursor
   let resignArmed = null;
   let watchTimer = null;
+  let watchError = false; // whether the error shown is the watcher's own
 
   // --- connection -------------------------------------------------------------------------
 
@@ -69,7 +71,7 @@
     socket = ws;
     ws.onopen = () => {
       retries = 0;
-      const token = saved.token(wanted);
+      const token = wantedToken || saved.token(wanted);
       send(token ? { type: "hello", name: wanted, token } : { type: "hello", name: wanted });
     };
     ws.onmessage = (event) => {
@@ -106,16 +108,17 @@
     welcome(m) {
       me = { name: m.name, wins: m.wins, losses: m.losses };
       saved.keep(m.name, m.token);
+      wantedToken = null;
       $("name").value = m.name;
+      $("token").value = "";
+      $("my-token").textContent = m.token;
       const remembered = localStorage.getItem("gokata.game");
       const watch = watchedGame();
-      const mine = m.games.find((g) => game && g.id === game.id) ||
-        m.games.find((g) => g.id === remembered) || m.games[0];
-      if (watch) {
-        send({ type: "sync", game: watch });
-      } else if (mine) {
+      const find = (id) => m.games.find((g) => g.id === id);
+      const mine = watch ? find(watch) : (game && find(game.id)) || find(remembered) || m.games[0];
+      if (mine) {
         showGame(mine);
-      } else if (game || remembered) {
+      } else if (!watch && (game || remembered)) {
         // The last game is over (a reload, or it ended while we were away): show how.
         send({ type: "sync", game: game ? game.id : remembered });
       }
@@ -139,7 +142,7 @@
     start(m) {
       seeking = null;
       pending = null;
-      $("result").textContent = "";
+      stopWatching();
       showGame(m.game);
     },
     played(m) {
@@ -179,12 +182,14 @@
     },
     error(m) {
       if (m.code === "bad_token" || m.code === "name_taken") {
-        if (m.code === "bad_token" && wanted) saved.forget(wanted);
+        if (m.code === "bad_token" && wanted && !wantedToken) saved.forget(wanted);
         wanted = null;
+        wantedToken = null;
         me = null;
         if (socket) socket.close();
         showError(m.message);
         render();
+        $("token").focus();
         return;
       }
       if (m.game && pending && pending.game === m.game) pending = null;
@@ -209,6 +214,7 @@
       cursor = null;
     }
     if (state.status === "over" && !state.records) fetchRecords(state);
+    if (state.id === watchedGame()) watch();
     for (let row = 0; row < state.size; row++) {
       for (let col = 0; col < state.size; col++) setStone(pointName(row, col), state.board[row][col]);
     }
@@ -245,15 +251,18 @@
     return Boolean(me) && [state.black, state.white].some((name) => name.toLowerCase() === me.name.toLowerCase());
   }
 
-  // Seeking again puts the last game away: it is no longer shown, nor after a reload.
-  function putAwayFinishedGame() {
-    if (!game || game.status === "playing") return;
+  // Seeking again puts the last game, or a watched one, away: it is no longer shown, nor
+  // after a reload.
+  function putAwayGame() {
+    if (!game || (game.status === "playing" && myColor())) return;
     game = null;
     localStorage.removeItem("gokata.game");
+    stopWatching();
   }
 
   function play(point) {
     if (!game || game.status !== "playing") return;
+    if (!me) return showError(`Only ${game.black} and ${game.white} play in this game: you are watching it.`);
     if (pending) return showError("Your last turn is still on its way.");
     const ply = game.moves.length;
     const frame = point === null ? { type: "pass", game: game.id, ply } : { type: "move", game: game.id, ply, point };
@@ -369,8 +378,9 @@
   const title = (word) => word[0].toUpperCase() + word.slice(1);
 
   function statusText() {
-    if (!me) return wanted ? `Signing in as ${wanted}…` : "Sign in to play.";
     if (game && game.status === "playing") return passText() + turnText();
+    if (!me && wanted) return `Signing in as ${wanted}…`;
+    if (!me) return game ? "The game is over. Sign in to play." : "Sign in to play.";
     if (seeking) {
       const colour = seeking.color === "any" ? "any colour" : seeking.color;
       return `Waiting for an opponent: ${seeking.size}×${seeking.size}, ${colour}…`;
@@ -429,6 +439,7 @@
     const mine = myColor();
     $("signin-panel").hidden = Boolean(me);
     $("signout").hidden = !me;
+    $("token-box").hidden = !me;
     $("seek-panel").hidden = !me || (playing && mine !== null);
     $("seek").hidden = Boolean(seeking);
     $("cancel").hidden = !seeking;
@@ -444,7 +455,6 @@
     $("result").textContent = resultText();
     setStatus(statusText());
     tick();
-    watchSpectated();
   }
 
   // Both players beside the board: the one to move marked, their captures, a pass just made.
@@ -496,12 +506,46 @@
     clock.setAttribute("aria-label", `${game.to_move} has ${seconds} seconds left`);
   }
 
-  // Spectators get no pushed turns: they ask for the state every two seconds.
-  function watchSpectated() {
+  // --- watching ---------------------------------------------------------------------------
+
+  // `/#game=ID` shows any game, signed in or not: the page reads it from the HTTP API every
+  // two seconds while it is played (a spectator gets no pushed turns). A game of the player's
+  // own comes through the WebSocket instead.
+  function watch() {
     clearTimeout(watchTimer);
-    if (game && game.status === "playing" && me && !myColor()) {
-      watchTimer = setTimeout(() => send({ type: "sync", game: game.id }), 2000);
+    const id = watchedGame();
+    if (!id) return;
+    if (game && game.id === id && (game.status !== "playing" || myColor())) return;
+    watchTimer = setTimeout(() => readWatched(id), game && game.id === id ? 2000 : 0);
+  }
+
+  async function readWatched(id) {
+    let problem = null;
+    try {
+      const response = await fetch(`/api/games/${encodeURIComponent(id)}`, { cache: "no-store" });
+      const body = await response.json();
+      if (id !== watchedGame()) return;
+      if (response.ok) {
+        if (!game || game.id !== id || !myColor()) showGame(body);
+      } else {
+        problem = `${title(body.error)}.`;
+        if (response.status === 404) return showWatchError(problem);
+      }
+    } catch (error) {
+      problem = `Cannot reach the server to show game ${id}: trying again.`;
     }
+    showWatchError(problem);
+    watch();
+  }
+
+  function showWatchError(problem) {
+    if (problem || watchError) showError(problem || "");
+    watchError = Boolean(problem);
+  }
+
+  function stopWatching() {
+    clearTimeout(watchTimer);
+    if (watchedGame()) history.replaceState(null, "", location.pathname + location.search);
   }
 
   function watchedGame() {
@@ -514,17 +558,20 @@
   $("signin-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const name = $("name").value.trim();
+    const token = $("token").value.trim();
     if (!/^[A-Za-z0-9_-]{1,20}$/.test(name)) {
       showError(`"${name}" is not a name: use 1 to 20 letters, digits, _ or -.`);
       return;
     }
+    if (token && !/^[0-9a-fA-F]{64}$/.test(token)) {
+      showError(`That is not a token: a token is 64 hexadecimal digits (0-9, a-f), not ${token.length} characters. Leave it empty to register a new name.`);
+      return;
+    }
     showError("");
     wanted = name;
+    wantedToken = token.toLowerCase() || null;
     me = null;
-    game = null;
-    seeking = null;
-    pending = null;
-    $("game-panel").hidden = true;
+    leaveGame();
     connect();
     render();
   });
@@ -533,17 +580,39 @@
     localStorage.removeItem("gokata.current");
     wanted = null;
     me = null;
-    game = null;
+    leaveGame();
+    if (socket) socket.close();
+    render();
+  });
+
+  // Signing in or out: the player's game goes; a watched one stays.
+  function leaveGame() {
+    if (game && game.id !== watchedGame()) game = null;
     seeking = null;
     pending = null;
-    if (socket) socket.close();
+  }
+
+  $("copy-token").addEventListener("click", async () => {
+    const token = $("my-token");
+    getSelection().selectAllChildren(token);
+    try {
+      await navigator.clipboard.writeText(token.textContent);
+      $("token-note").textContent = "Copied.";
+    } catch {
+      $("token-note").textContent = "Selected: copy it with Ctrl+C (⌘C on a Mac).";
+    }
+  });
+
+  window.addEventListener("hashchange", () => {
+    if (game && game.id !== watchedGame() && !myColor()) game = null;
+    watch();
     render();
   });
 
   $("seek-form").addEventListener("submit", (event) => {
     event.preventDefault();
     showError("");
-    putAwayFinishedGame();
+    putAwayGame();
     render();
     send({ type: "seek", size: Number($("size").value), color: $("color").value });
   });
@@ -574,5 +643,6 @@
     $("name").value = current;
     connect();
   }
+  watch();
   render();
 })();
