@@ -784,6 +784,69 @@ def test_a_player_copies_the_token_to_another_browser(
         page.assert_clean()
 
 
+BEEP_SPY = """
+window.beeps = [];
+const start = OscillatorNode.prototype.start;
+OscillatorNode.prototype.start = function (...args) {
+  window.beeps.push(document.visibilityState);
+  return start.apply(this, args);
+};
+"""
+"""Records the visibility of the page at each tone it starts (the page's only sound)."""
+
+
+def tab_titles(page: Page) -> dict[str, str]:
+    """The title of every tab of the browser, by address, read without switching to it."""
+    targets = page.driver.execute_cdp_cmd("Target.getTargets", {})["targetInfos"]
+    return {str(target["url"]): str(target["title"]) for target in targets if target["type"] == "page"}
+
+
+def test_a_hidden_tab_says_whose_turn_in_its_title_and_may_sound(
+    server: ServerProcess, browsers: Callable[[str], Page]
+) -> None:
+    """While the page's tab is in the background, the turn coming to the player puts "Your
+    move" in the tab's title, and plays a tone if the player turned the sound on (it is off
+    by default); back in front, the title is the page's again."""
+    page = browsers(url_of(server))
+    page.open()
+    page.sign_in(fresh_name("elsewhere"))
+    page_url = str(page.driver.current_url)
+    assert not page.element("sound").is_selected()
+    page.driver.execute_script(BEEP_SPY)
+    page.element("sound").click()  # on: a tone to hear what it sounds like
+    assert page.stored("gokata.sound") == "on"
+    opponent = sign_in(server, fresh_name("front"))
+    try:
+        page.seek(9, "white")
+        contains(lambda: page.text("status"), "Waiting for an opponent")
+        opponent.wire.send({"type": "seek", "size": 9, "color": "black"})
+        game = opponent.wire.expect("start")["game"]["id"]
+        contains(lambda: page.text("status"), "Waiting for")
+        assert page.driver.title == "gokata: play Go"
+
+        own_tab = page.driver.current_window_handle
+        ply = 0
+        for sound in (True, False):
+            if not sound:
+                page.element("sound").click()
+                assert page.stored("gokata.sound") == "off"
+            page.driver.switch_to.new_window("tab")
+            opponent.wire.send({"type": "move", "game": game, "ply": ply, "point": f"{ply + 1}A"})
+            assert opponent.wire.expect("played")["ply"] == ply
+            eventually(lambda: tab_titles(page).get(page_url), "Your move (white) · gokata: play Go")
+            page.driver.close()
+            page.driver.switch_to.window(own_tab)
+            eventually(lambda: page.driver.title, "gokata: play Go", what="the title back in front")
+            expected = ["visible", "hidden"]
+            assert page.driver.execute_script("return window.beeps;") == expected, f"sound {sound}"
+            page.click(f"{ply + 1}J")
+            assert opponent.wire.expect("played")["ply"] == ply + 1
+            ply += 2
+        page.assert_clean()
+    finally:
+        opponent.wire.close()
+
+
 def test_seek_then_cancel(server: ServerProcess, browsers: Callable[[str], Page]) -> None:
     page = browsers(url_of(server))
     page.open()

@@ -57,6 +57,8 @@
   let resignArmed = null;
   let watchTimer = null;
   let watchError = false; // whether the error shown is the watcher's own
+  let myTurn = false; // whether it was the player's turn when the page was last drawn
+  let audio = null; // made when the player turns the sound on (browsers want a click first)
 
   // --- connection -------------------------------------------------------------------------
 
@@ -440,6 +442,7 @@
     $("signin-panel").hidden = Boolean(me);
     $("signout").hidden = !me;
     $("token-box").hidden = !me;
+    $("options").hidden = !me;
     $("seek-panel").hidden = !me || (playing && mine !== null);
     $("seek").hidden = Boolean(seeking);
     $("cancel").hidden = !seeking;
@@ -455,6 +458,36 @@
     $("result").textContent = resultText();
     setStatus(statusText());
     tick();
+    tellTurn();
+  }
+
+  // --- telling a player in another tab that their turn has come ---------------------------
+
+  const PAGE_TITLE = document.title;
+
+  function tellTurn() {
+    const now = Boolean(game) && game.status === "playing" && myColor() === game.to_move;
+    if (now && !myTurn && document.hidden && $("sound").checked) beep();
+    myTurn = now;
+    document.title = now && document.hidden ? `Your move (${game.to_move}) · ${PAGE_TITLE}` : PAGE_TITLE;
+  }
+
+  function beep() {
+    if (!audio) return;
+    const start = audio.currentTime;
+    const tone = audio.createOscillator();
+    const volume = audio.createGain();
+    tone.frequency.value = 660;
+    volume.gain.setValueAtTime(0.25, start);
+    volume.gain.exponentialRampToValueAtTime(0.001, start + 0.35);
+    tone.connect(volume).connect(audio.destination);
+    tone.start(start);
+    tone.stop(start + 0.35);
+  }
+
+  function soundOn() {
+    audio = audio || new AudioContext();
+    audio.resume();
   }
 
   // Both players beside the board: the one to move marked, their captures, a pass just made.
@@ -603,6 +636,21 @@
     }
   });
 
+  $("sound").addEventListener("change", () => {
+    localStorage.setItem("gokata.sound", $("sound").checked ? "on" : "off");
+    if ($("sound").checked) {
+      soundOn();
+      beep(); // what it sounds like
+    }
+  });
+  // A sound turned on before a reload can play only after the player's next click or key.
+  for (const kind of ["pointerdown", "keydown"]) {
+    document.addEventListener(kind, () => {
+      if ($("sound").checked) soundOn();
+    });
+  }
+  document.addEventListener("visibilitychange", tellTurn);
+
   window.addEventListener("hashchange", () => {
     if (game && game.id !== watchedGame() && !myColor()) game = null;
     watch();
@@ -637,6 +685,7 @@
   });
 
   setInterval(tick, 250);
+  $("sound").checked = localStorage.getItem("gokata.sound") === "on";
   const current = saved.current();
   if (current && saved.token(current)) {
     wanted = current;
