@@ -538,6 +538,16 @@ def test_two_browsers_play_a_game_to_two_passes(
     assert bob.text("player") == record(server, bob_name)
     keep_screenshots(shots)
 
+    # The game downloads as the server's SGF record.
+    downloads = tmp_path / "downloads"
+    bob.driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)})
+    bob.element("sgf").click()
+    sgf = downloads / f"gokata-{game}.sgf"
+    until(lambda: sgf.is_file() and sgf.stat().st_size > 0, what="the SGF downloaded")
+    status, text = server.get(f"/api/games/{game}.sgf")
+    assert status == 200 and sgf.read_text(encoding="utf-8") == text
+    assert "RE[B+1.5]" in text and f"PB[{alice_name}]" in text
+
     # A reload keeps the finished game and its result on show, until the player seeks again.
     alice.driver.refresh()
     eventually(lambda: alice.text("result"), expected, what="the result after a reload")

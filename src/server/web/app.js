@@ -454,6 +454,7 @@
       $("game-title").textContent = `${game.black} (black) against ${game.white} (white), ${game.size}×${game.size}`;
       renderSeats();
       markLastMove();
+      $("sgf").href = `/api/games/${encodeURIComponent(game.id)}.sgf`;
     }
     $("result").textContent = resultText();
     setStatus(statusText());
