@@ -34,6 +34,9 @@ import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.actions import interaction
+from selenium.webdriver.common.actions.action_builder import ActionBuilder
+from selenium.webdriver.common.actions.pointer_input import PointerInput
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.ui import Select
@@ -186,6 +189,22 @@ class Page:
 
     def click(self, point: str) -> None:
         self.driver.find_element(By.CSS_SELECTOR, f'[data-point="{point}"]').click()
+
+    def tap(self, point: str) -> None:
+        """A finger's tap on the point (a touch pointer, as on a phone)."""
+        finger = PointerInput(interaction.POINTER_TOUCH, "finger")
+        actions = ActionBuilder(self.driver, mouse=finger)
+        actions.pointer_action.move_to(self.driver.find_element(By.CSS_SELECTOR, f'[data-point="{point}"]'))
+        actions.pointer_action.pointer_down().pointer_up()
+        actions.perform()
+
+    def ghosts(self) -> list[str]:
+        """The points carrying ``data-ghost``: a stone shown, not yet played."""
+        value = self.driver.execute_script(
+            "return Array.from(document.querySelectorAll('[data-ghost]'), g => g.dataset.point);"
+        )
+        assert isinstance(value, list)
+        return [str(point) for point in value]
 
     def sleep_for_messages(self) -> None:
         """Gives the page the time to get, and show, what the server would send: for checks
@@ -792,6 +811,62 @@ def test_a_player_copies_the_token_to_another_browser(
     assert second.text("my-token") == token
     for page in (first, second):
         page.assert_clean()
+
+
+def test_on_a_touch_screen_a_tap_shows_the_stone_and_a_second_tap_plays_it(
+    server: ServerProcess, browsers: Callable[[str], Page]
+) -> None:
+    """On a phone (Chromium's touch emulation, real touch pointers): a tap shows a ghost stone
+    and sends nothing, a tap elsewhere moves it, a second tap on it plays; with the option off
+    a tap plays at once; a mouse click always plays at once."""
+    page = browsers(url_of(server))
+    page.open()
+    page.sign_in(fresh_name("thumbs"))
+    page.set_viewport(390, 844, True)
+    assert page.element("confirm").is_selected()  # on by default
+    opponent = sign_in(server, fresh_name("clicks"))
+    try:
+        page.seek(19, "black")
+        contains(lambda: page.text("status"), "Waiting for an opponent")
+        opponent.wire.send({"type": "seek", "size": 19, "color": "white"})
+        game = opponent.wire.expect("start")["game"]["id"]
+        contains(lambda: page.text("status"), "Your move (black).")
+
+        page.tap("10K")
+        eventually(page.ghosts, ["10K"], what="the ghost stone")
+        assert page.text("status") == "Play 10K? Tap it again to play, or tap another point."
+        page.tap("4D")
+        eventually(page.ghosts, ["4D"], what="the ghost moved")
+        assert page.text("status") == "Play 4D? Tap it again to play, or tap another point."
+        opponent.wire.silent(0.5)  # nothing was sent
+        assert game_state(server, game)["moves"] == [] and page.stones()["4D"] == "empty"
+        page.tap("4D")
+        assert opponent.wire.expect("played")["point"] == "4D"
+        state = wait_turns(server, game, 1)
+        eventually(lambda: shows(page, state), expected_view(state, "black"), what="the tapped move")
+        assert page.ghosts() == []
+
+        # The option off: one tap plays.
+        opponent.wire.send({"type": "move", "game": game, "ply": 1, "point": "16Q"})
+        assert opponent.wire.expect("played")["point"] == "16Q"
+        page.element("confirm").click()
+        assert page.stored("gokata.confirm") == "off"
+        contains(lambda: page.text("status"), "Your move (black).")
+        page.tap("16D")
+        assert opponent.wire.expect("played")["point"] == "16D"
+
+        # A mouse click plays at once, whatever the option.
+        page.element("confirm").click()
+        assert page.stored("gokata.confirm") == "on"
+        opponent.wire.send({"type": "move", "game": game, "ply": 3, "point": "4Q"})
+        assert opponent.wire.expect("played")["point"] == "4Q"
+        contains(lambda: page.text("status"), "Your move (black).")
+        page.click("10J")
+        assert opponent.wire.expect("played")["point"] == "10J"
+        assert page.ghosts() == []
+        page.assert_clean()
+    finally:
+        opponent.wire.close()
 
 
 BEEP_SPY = """

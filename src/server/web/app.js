@@ -59,6 +59,8 @@
   let watchError = false; // whether the error shown is the watcher's own
   let myTurn = false; // whether it was the player's turn when the page was last drawn
   let audio = null; // made when the player turns the sound on (browsers want a click first)
+  let pointer = "mouse"; // how the last press on the board was made: "mouse", "touch" or "pen"
+  let ghost = null; // the point a tap chose, played by a second tap on it
 
   // --- connection -------------------------------------------------------------------------
 
@@ -153,6 +155,7 @@
         if (m.ply > game.moves.length) send({ type: "sync", game: game.id });
         return;
       }
+      showGhost(null);
       game.moves.push(m.point);
       if (m.point) setStone(m.point, m.color === "black" ? STONE.black : STONE.white);
       for (const point of m.captured) setStone(point, STONE.empty);
@@ -208,6 +211,7 @@
 
   function showGame(state) {
     const fresh = !game || game.id !== state.id || game.size !== state.size;
+    const moved = fresh || game.moves.length !== state.moves.length || state.status !== "playing";
     game = state;
     deadline = state.status === "playing" ? performance.now() + state.remaining_ms : null;
     if (state.status === "playing" && myColor()) localStorage.setItem("gokata.game", state.id);
@@ -215,6 +219,7 @@
       buildBoard(state.size);
       cursor = null;
     }
+    if (moved) showGhost(null);
     if (state.status === "over" && !state.records) fetchRecords(state);
     if (state.id === watchedGame()) watch();
     for (let row = 0; row < state.size; row++) {
@@ -311,12 +316,16 @@
         node("rect", { class: "hover", x: col + 0.5, y: row + 0.5, width: 1, height: 1 }, g);
         node("circle", { class: "stone", cx: col + 1, cy: row + 1, r: 0.46, display: "none" }, g);
         node("circle", { class: "mark", cx: col + 1, cy: row + 1, r: 0.18, fill: "none", "stroke-width": 0.08, display: "none" }, g);
+        node("circle", { class: "ghost", cx: col + 1, cy: row + 1, r: 0.46, display: "none" }, g);
       }
     }
     node("rect", { class: "cursor", x: 0, y: 0, width: 0.9, height: 0.9, display: "none" }, svg);
+    svg.addEventListener("pointerdown", (event) => {
+      pointer = event.pointerType;
+    });
     svg.addEventListener("click", (event) => {
       const target = event.target.closest(".pt");
-      if (target) play(target.dataset.point);
+      if (target) chosen(target.dataset.point);
     });
     svg.addEventListener("keydown", onBoardKey);
     $("board-wrap").replaceChildren(svg);
@@ -337,6 +346,34 @@
     circle.setAttribute("fill", stone === "black" ? "#111" : "#fafafa");
     circle.setAttribute("stroke", stone === "black" ? "#000" : "#333");
     circle.setAttribute("stroke-width", 0.05);
+  }
+
+  // A fingertip covers several points of a 19x19 board on a phone: with the confirm option on,
+  // a tap on the player's turn shows the stone, and a second tap on it plays it.
+  function chosen(point) {
+    const confirm = pointer === "touch" && $("confirm").checked;
+    const myMove = game && game.status === "playing" && myColor() === game.to_move && !pending;
+    if (!confirm || !myMove || point === ghost) {
+      showGhost(null);
+      play(point);
+    } else {
+      showGhost(point);
+    }
+    render();
+  }
+
+  function showGhost(point) {
+    for (const g of document.querySelectorAll(".pt[data-ghost]")) {
+      delete g.dataset.ghost;
+      g.querySelector(".ghost").setAttribute("display", "none");
+    }
+    ghost = point;
+    const g = point && document.querySelector(`.pt[data-point="${point}"]`);
+    if (!g) return;
+    g.dataset.ghost = "true";
+    const circle = g.querySelector(".ghost");
+    circle.setAttribute("fill", myColor() === "black" ? "#111" : "#fafafa");
+    circle.setAttribute("display", "inline");
   }
 
   function markLastMove() {
@@ -380,7 +417,7 @@
   const title = (word) => word[0].toUpperCase() + word.slice(1);
 
   function statusText() {
-    if (game && game.status === "playing") return passText() + turnText();
+    if (game && game.status === "playing") return passText() + (ghost ? ghostText() : turnText());
     if (!me && wanted) return `Signing in as ${wanted}…`;
     if (!me) return game ? "The game is over. Sign in to play." : "Sign in to play.";
     if (seeking) {
@@ -397,6 +434,10 @@
     if (!mine) return `You are watching: ${game.black} (black) against ${game.white} (white); ${game.to_move} to move.`;
     if (pending) return "Your turn is on its way to the server…";
     return mine === game.to_move ? `Your move (${mine}).` : `Waiting for ${mover} (${game.to_move}) to move.`;
+  }
+
+  function ghostText() {
+    return `Play ${ghost}? Tap it again to play, or tap another point.`;
   }
 
   // Two passes end the game: a player must know that the last turn was one.
@@ -637,6 +678,12 @@
     }
   });
 
+  $("confirm").addEventListener("change", () => {
+    localStorage.setItem("gokata.confirm", $("confirm").checked ? "on" : "off");
+    if (!$("confirm").checked) showGhost(null);
+    render();
+  });
+
   $("sound").addEventListener("change", () => {
     localStorage.setItem("gokata.sound", $("sound").checked ? "on" : "off");
     if ($("sound").checked) {
@@ -687,6 +734,7 @@
 
   setInterval(tick, 250);
   $("sound").checked = localStorage.getItem("gokata.sound") === "on";
+  $("confirm").checked = localStorage.getItem("gokata.confirm") !== "off";
   const current = saved.current();
   if (current && saved.token(current)) {
     wanted = current;
