@@ -271,13 +271,9 @@ class Page:
         return {str(k): float(v) for k, v in value.items()}
 
     def screenshot(self, path: Path) -> None:
-        """The whole page (not only the viewport), with the pointer off the board."""
+        """The window (the page is made to fit it), with the pointer off the board."""
         ActionChains(self.driver).move_to_element(self.driver.find_element(By.TAG_NAME, "h1")).perform()
-        size = self.driver.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]
-        clip = {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1}
-        shot = self.driver.execute_cdp_cmd(
-            "Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True, "clip": clip}
-        )
+        shot = self.driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png"})
         path.write_bytes(base64.b64decode(shot["data"]))
 
     # -- hygiene -------------------------------------------------------------------------
@@ -551,6 +547,7 @@ def test_two_browsers_play_a_game_to_two_passes(
         assert not page.enabled("pass") and not page.enabled("resign")
         assert page.text("clock") == ""
         shot = tmp_path / f"finished-9x9-{color}.png"
+        page.set_viewport(*VIEWPORTS["1280x800"])  # a laptop's, for the README
         page.screenshot(shot)
         shots.append(shot)
     assert alice.text("player") == record(server, alice_name)
