@@ -353,13 +353,16 @@
   function chosen(point) {
     const confirm = pointer === "touch" && $("confirm").checked;
     const myMove = game && game.status === "playing" && myColor() === game.to_move && !pending;
-    if (!confirm || !myMove || point === ghost) {
-      showGhost(null);
-      play(point);
-    } else {
+    if (confirm && myMove && point !== ghost) {
       showGhost(point);
+      render();
+      return;
     }
-    render();
+    if (ghost) {
+      showGhost(null);
+      render();
+    }
+    play(point);
   }
 
   function showGhost(point) {
