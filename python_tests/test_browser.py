@@ -9,8 +9,10 @@ the page believes.
 
 The page's testable hooks: every intersection carries ``data-point`` (kata form, ``"5E"``) and
 ``data-stone`` (``black``, ``white``, ``empty``); the last move also ``data-last``; the controls
-have the ids ``name``, ``signin``, ``size``, ``color``, ``seek``, ``cancel``, ``pass``,
-``resign``, ``status``, ``result``, ``error`` and ``player``.
+have the ids ``name``, ``token``, ``signin``, ``size``, ``color``, ``seek``, ``cancel``,
+``pass``, ``resign``, ``status``, ``result``, ``error`` and ``player``; beside the board,
+``black-name``, ``black-captures``, ``black-passed`` (and white's), ``clock`` and
+``move-number``; the player's own token is ``my-token``.
 
 A missing Chromium, chromedriver or server fails these tests; it never skips them. When the
 environment variable ``GOKATA_SCREENSHOT_DIR`` is set, the screenshots of the finished game are
@@ -122,7 +124,9 @@ class Page:
         return str(value).strip()
 
     def shown(self, id_: str) -> bool:
-        return self.element(id_).is_displayed()
+        """Whether the element is there and displayed."""
+        found = self.driver.find_elements(By.ID, id_)
+        return bool(found) and found[0].is_displayed()
 
     def enabled(self, id_: str) -> bool:
         return self.element(id_).is_enabled()
@@ -183,14 +187,93 @@ class Page:
     def click(self, point: str) -> None:
         self.driver.find_element(By.CSS_SELECTOR, f'[data-point="{point}"]').click()
 
-    def screenshot(self, path: Path) -> None:
-        """The whole page (not only the viewport), with the pointer off the board."""
-        ActionChains(self.driver).move_to_element(self.driver.find_element(By.TAG_NAME, "h1")).perform()
-        size = self.driver.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]
-        clip = {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1}
-        shot = self.driver.execute_cdp_cmd(
-            "Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True, "clip": clip}
+    def tap(self, point: str) -> None:
+        """A finger's tap on the middle of the point: touch input through the DevTools protocol,
+        which Chromium turns into touch and pointer events and a click, as on a phone."""
+        middle = self.driver.execute_script(
+            "const r = document.querySelector(`[data-point=\"${arguments[0]}\"] .hover`).getBoundingClientRect();"
+            "return {x: r.left + r.width / 2, y: r.top + r.height / 2};",
+            point,
         )
+        for kind, points in (("touchStart", [middle]), ("touchEnd", [])):
+            self.driver.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+    def ghosts(self) -> list[str]:
+        """The points carrying ``data-ghost``: a stone shown, not yet played."""
+        value = self.driver.execute_script(
+            "return Array.from(document.querySelectorAll('[data-ghost]'), g => g.dataset.point);"
+        )
+        assert isinstance(value, list)
+        return [str(point) for point in value]
+
+    def sleep_for_messages(self) -> None:
+        """Gives the page the time to get, and show, what the server would send: for checks
+        that something does not happen."""
+        time.sleep(1.0)
+
+    def set_viewport(self, width: int, height: int, phone: bool) -> None:
+        """Chromium's device emulation: exactly this many CSS pixels; a phone is also a touch
+        screen with the mobile viewport."""
+        self.driver.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 3 if phone else 1, "mobile": phone},
+        )
+        self.driver.execute_cdp_cmd(
+            "Emulation.setTouchEmulationEnabled", {"enabled": phone, "maxTouchPoints": 5 if phone else 1}
+        )
+        eventually(lambda: self.driver.execute_script("return [innerWidth, innerHeight]"), [width, height])
+
+    def out_of_view(self, ids: tuple[str, ...]) -> list[str]:
+        """What keeps these elements from being seen whole without scrolling: an element
+        outside the window, cut short (an ellipsis) or spilling out of its box, or covered or
+        clipped at its centre or a corner; a document taller or wider than the window."""
+        value = self.driver.execute_script(
+            """
+            const problems = [];
+            const root = document.documentElement;
+            if (root.scrollHeight > innerHeight) problems.push(`the page is ${root.scrollHeight} px tall`);
+            if (root.scrollWidth > innerWidth) problems.push(`the page is ${root.scrollWidth} px wide`);
+            for (const id of arguments[0]) {
+              const element = document.getElementById(id);
+              if (!element) { problems.push(`${id} is missing`); continue; }
+              const r = element.getBoundingClientRect();
+              if (r.width < 1 || r.height < 1) { problems.push(`${id} is not shown`); continue; }
+              if (element.scrollWidth > element.clientWidth + 1 || element.scrollHeight > element.clientHeight + 1) {
+                problems.push(`${id} is cut short, or spills over`);
+              }
+              if (r.left < 0 || r.top < 0 || r.right > innerWidth || r.bottom > innerHeight) {
+                problems.push(`${id} at ${r.left},${r.top} to ${r.right},${r.bottom}`);
+                continue;
+              }
+              const inset = Math.min(4, r.width / 4, r.height / 4);
+              const spots = [[(r.left + r.right) / 2, (r.top + r.bottom) / 2],
+                [r.left + inset, r.top + inset], [r.right - inset, r.top + inset],
+                [r.left + inset, r.bottom - inset], [r.right - inset, r.bottom - inset]];
+              for (const [x, y] of spots) {
+                const hit = document.elementFromPoint(x, y);
+                if (!hit || !element.contains(hit)) problems.push(`${id} is covered at ${x},${y}`);
+              }
+            }
+            return problems;
+            """,
+            list(ids),
+        )
+        assert isinstance(value, list)
+        return [str(problem) for problem in value]
+
+    def rect(self, id_: str) -> dict[str, float]:
+        value = self.driver.execute_script(
+            "const r = document.getElementById(arguments[0]).getBoundingClientRect();"
+            "return {width: r.width, height: r.height};",
+            id_,
+        )
+        assert isinstance(value, dict)
+        return {str(k): float(v) for k, v in value.items()}
+
+    def screenshot(self, path: Path) -> None:
+        """The window (the page is made to fit it), with the pointer off the board."""
+        ActionChains(self.driver).move_to_element(self.driver.find_element(By.TAG_NAME, "h1")).perform()
+        shot = self.driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png"})
         path.write_bytes(base64.b64decode(shot["data"]))
 
     # -- hygiene -------------------------------------------------------------------------
@@ -267,29 +350,72 @@ def without_clock(state: Frame) -> Frame:
     return {key: value for key, value in state.items() if key != "remaining_ms"}
 
 
+def passer(state: Frame) -> Optional[str]:
+    """The colour that passed on the last turn of a game still played, if any."""
+    moves = state["moves"]
+    if state["status"] != "playing" or not moves or moves[-1] is not None:
+        return None
+    return "black" if len(moves) % 2 == 1 else "white"
+
+
 def status_for(state: Frame, color: Optional[str]) -> str:
-    """What ``#status`` says to the player of ``color`` (None: a spectator) while it is played."""
+    """What ``#status`` says to the player of ``color`` (None: a spectator) while it is played:
+    a pass on the last turn, then whose turn it is."""
     mover = state["to_move"]
+    passed = passer(state)
+    if passed is None:
+        said = ""
+    elif passed == color:
+        said = "You passed. "
+    elif color is None:
+        said = f"{passed.title()} ({state[passed]}) passed. "
+    else:
+        said = f"{passed.title()} ({state[passed]}) passed: if you pass too, the game ends. "
     if color is None:
-        return (
+        return said + (
             f"You are watching: {state['black']} (black) against {state['white']} (white); {mover} to move."
         )
     if color == mover:
-        return f"Your move ({color})."
-    return f"Waiting for {state[mover]} ({mover}) to move."
+        return said + f"Your move ({color})."
+    return said + f"Waiting for {state[mover]} ({mover}) to move."
 
 
-def shows(page: Page, state: Frame) -> tuple[list[str], list[str], str]:
-    """What the page shows of a game: board, last move, status."""
-    return page.board(state["size"]), page.last(), page.text("status")
+Seats = tuple[str, str, list[str], str]
+"""Beside the board: black's captures, white's, the colours marked as having passed, the move
+number."""
 
 
-def expected_view(state: Frame, color: Optional[str]) -> tuple[list[str], list[str], str]:
-    """What a page must show of the server's STATE: its board, its last move, whose turn."""
+def seats(page: Page) -> Seats:
+    passed = [color for color in ("black", "white") if page.shown(f"{color}-passed")]
+    return page.text("black-captures"), page.text("white-captures"), passed, page.text("move-number")
+
+
+def expected_seats(state: Frame) -> Seats:
+    """The captures counted from the server's STATE: the stones a colour's opponent played that
+    are no longer on the board."""
+    played = {"black": 0, "white": 0}
+    for ply, point in enumerate(state["moves"]):
+        if point is not None:
+            played["black" if ply % 2 == 0 else "white"] += 1
+    on_board = {color: sum(row.count(STONES[color]) for row in state["board"]) for color in ("black", "white")}
+    taken = {"black": played["white"] - on_board["white"], "white": played["black"] - on_board["black"]}
+    words = [f"{taken[color]} capture{'' if taken[color] == 1 else 's'}" for color in ("black", "white")]
+    passed = passer(state)
+    return words[0], words[1], [] if passed is None else [passed], f"Move {len(state['moves'])}"
+
+
+def shows(page: Page, state: Frame) -> tuple[list[str], list[str], str, Seats]:
+    """What the page shows of a game: board, last move, status, and beside the board."""
+    return page.board(state["size"]), page.last(), page.text("status"), seats(page)
+
+
+def expected_view(state: Frame, color: Optional[str]) -> tuple[list[str], list[str], str, Seats]:
+    """What a page must show of the server's STATE: its board, its last move, whose turn, the
+    captures, a pass and the move number."""
     moves = state["moves"]
     last = [moves[-1]] if moves and moves[-1] is not None else []
     status = status_for(state, color) if state["status"] == "playing" else "The game is over. Seek another one?"
-    return list(state["board"]), last, status
+    return list(state["board"]), last, status, expected_seats(state)
 
 
 def wait_turns(server: ServerProcess, game: str, turns: int, timeout: float = WAIT) -> Frame:
@@ -370,10 +496,11 @@ def test_two_browsers_play_a_game_to_two_passes(
             assert alice.text("player") == f"{alice_name}: 0 wins, 0 losses"
             assert alice.enabled("pass") and alice.enabled("resign")
 
-    # 5F captured the white stone on 5E: it left both boards at once.
+    # 5F captured the white stone on 5E: it left both boards at once, and is counted.
     assert state["board"][4][4] == "."
     for page in pages.values():
         assert page.stones()["5E"] == "empty" and page.stones()["5F"] == "black"
+        assert seats(page) == ("1 capture", "0 captures", [], f"Move {len(OPENING)}")
 
     # Illegal clicks by white: an occupied point, then the ko retake. Each is explained in words
     # on white's page, and nothing changes, on either page or on the server.
@@ -396,6 +523,12 @@ def test_two_browsers_play_a_game_to_two_passes(
         state = in_step(server, game, pages, turns)
         if turns == len(OPENING) + 1:
             assert bob.text("error") == ""  # a played turn clears the old error
+        if turns == len(OPENING) + 3:
+            # White passed: black is warned, beside the board and in words (checked by in_step).
+            assert alice.text("status") == (
+                f"White ({bob_name}) passed: if you pass too, the game ends. Your move (black)."
+            )
+            assert alice.shown("white-passed") and not alice.shown("black-passed")
 
     # The end: two passes, area score with komi, the winner, the records as the server has them.
     assert state["status"] == "over" and state["reason"] == "passes"
@@ -414,11 +547,37 @@ def test_two_browsers_play_a_game_to_two_passes(
         assert not page.enabled("pass") and not page.enabled("resign")
         assert page.text("clock") == ""
         shot = tmp_path / f"finished-9x9-{color}.png"
+        page.set_viewport(*VIEWPORTS["1280x800"])  # a laptop's, for the README
         page.screenshot(shot)
         shots.append(shot)
     assert alice.text("player") == record(server, alice_name)
     assert bob.text("player") == record(server, bob_name)
     keep_screenshots(shots)
+
+    # The game downloads as the server's SGF record.
+    downloads = tmp_path / "downloads"
+    bob.driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)})
+    bob.element("sgf").click()
+    sgf = downloads / f"gokata-{game}.sgf"
+    until(lambda: sgf.is_file() and sgf.stat().st_size > 0, what="the SGF downloaded")
+    status, text = server.get(f"/api/games/{game}.sgf")
+    assert status == 200 and sgf.read_text(encoding="utf-8") == text
+    assert "RE[B+1.5]" in text and f"PB[{alice_name}]" in text
+
+    # A reload keeps the finished game and its result on show, until the player seeks again.
+    alice.driver.refresh()
+    eventually(lambda: alice.text("result"), expected, what="the result after a reload")
+    assert shows(alice, state) == expected_view(state, "black")
+    assert alice.shown("board") and alice.shown("seek")
+    alice.seek(9, "any")
+    eventually(lambda: alice.text("status"), "Waiting for an opponent: 9×9, any colour…")
+    assert alice.text("result") == "" and not alice.shown("board")
+    alice.element("cancel").click()
+    eventually(lambda: alice.text("status"), f"Signed in as {alice_name}. Choose a board and seek a game.")
+    alice.driver.refresh()
+    eventually(lambda: alice.text("player"), record(server, alice_name), what="signed in after the reload")
+    alice.sleep_for_messages()
+    assert alice.text("result") == "" and not alice.shown("board")
     for page in pages.values():
         page.assert_clean()
 
@@ -454,6 +613,46 @@ def test_a_timeout_shows_the_result_in_both_pages(
             assert page.text("status") == "The game is over. Seek another one?"
             assert not page.enabled("pass") and page.shown("seek")
             page.assert_clean()
+
+
+def test_a_game_that_ended_while_the_page_was_away_shows_its_result(
+    server: ServerProcess, browsers: Callable[[str], Page]
+) -> None:
+    """The page leaves mid-game, the opponent resigns; back on the page, the game is shown
+    finished, with its result and the records, until the player seeks again."""
+    page = browsers(url_of(server))
+    page.open()
+    name = fresh_name("away")
+    page.sign_in(name)
+    opponent = sign_in(server, fresh_name("stays"))
+    try:
+        page.seek(9, "black")
+        contains(lambda: page.text("status"), "Waiting for an opponent")
+        opponent.wire.send({"type": "seek", "size": 9, "color": "white"})
+        game = opponent.wire.expect("start")["game"]["id"]
+        contains(lambda: page.text("status"), "Your move (black).")
+        page.click("5E")
+        assert opponent.wire.expect("played")["point"] == "5E"
+
+        page.driver.get("about:blank")
+        opponent.wire.send({"type": "resign", "game": game})
+        assert opponent.wire.expect("over")["winner"] == "black"
+        page.open()
+        state = game_state(server, game)
+        expected = (
+            f"Black ({name}) wins by resignation. "
+            f"Records: {record(server, name)}; {record(server, opponent.name)}."
+        )
+        eventually(lambda: page.text("result"), expected, what="the result of the game that ended meanwhile")
+        assert shows(page, state) == expected_view(state, "black")
+        assert page.text("player") == record(server, name) == f"{name}: 1 win, 0 losses"
+
+        page.seek(13, "any")
+        eventually(lambda: page.text("status"), "Waiting for an opponent: 13×13, any colour…")
+        assert page.text("result") == "" and not page.shown("board")
+        page.assert_clean()
+    finally:
+        opponent.wire.close()
 
 
 def test_a_third_player_can_watch_but_not_act(server: ServerProcess, browsers: Callable[[str], Page]) -> None:
@@ -498,6 +697,238 @@ def test_a_third_player_can_watch_but_not_act(server: ServerProcess, browsers: C
         white.wire.close()
 
 
+def test_anyone_can_watch_a_game_without_a_name(server: ServerProcess, browsers: Callable[[str], Page]) -> None:
+    """``#game=ID`` shows the game to a page that never signs in, and follows it (past the
+    10 s within which a WebSocket must sign in) to its end; a bad id is named as such."""
+    black, white, state = start_game(server, "shown")
+    game = state["id"]
+    try:
+        viewer = browsers(url_of(server))
+        viewer.open("#game=nosuchgame1")
+        contains(lambda: viewer.text("error"), 'No game has the id "nosuchgame1".')
+        assert viewer.text("status") == "Sign in to play." and not viewer.shown("board")
+
+        viewer.driver.execute_script("location.hash = arguments[0];", f"game={game}")
+        play(black, white, game, 0, "5E")
+        state = game_state(server, game)
+        eventually(lambda: shows(viewer, state), expected_view(state, None), what="the watched game")
+        assert viewer.text("error") == "" and viewer.text("player") == "Not signed in"
+        assert viewer.shown("signin") and not viewer.enabled("pass") and not viewer.enabled("resign")
+        for label, (width, height, phone) in VIEWPORTS.items():
+            viewer.set_viewport(width, height, phone)
+            assert viewer.out_of_view(("board", "status", "black-name", "white-name", "clock")) == [], label
+
+        # A click is explained, and goes nowhere.
+        viewer.click("3C")
+        eventually(
+            lambda: viewer.text("error"), f"Only {black.name} and {white.name} play in this game: you are watching it."
+        )
+        assert without_clock(game_state(server, game)) == without_clock(state)
+
+        # Later than a WebSocket may stay unsigned, a pass and a move still show.
+        time.sleep(11)
+        play(white, black, game, 1, None)
+        state = game_state(server, game)
+        eventually(lambda: shows(viewer, state), expected_view(state, None), what="the pass")
+        assert viewer.text("status").startswith(f"White ({white.name}) passed. You are watching")
+        play(black, white, game, 2, "4D")
+        state = game_state(server, game)
+        eventually(lambda: shows(viewer, state), expected_view(state, None), what="the next move")
+
+        white.wire.send({"type": "resign", "game": game})
+        assert white.wire.expect("over")["winner"] == "black"
+        eventually(
+            lambda: viewer.text("result"),
+            f"Black ({black.name}) wins by resignation. "
+            f"Records: {record(server, black.name)}; {record(server, white.name)}.",
+            what="the result",
+        )
+        assert viewer.text("status") == "The game is over. Sign in to play."
+        viewer.assert_clean(allow="/api/games/nosuchgame1")
+    finally:
+        black.wire.close()
+        white.wire.close()
+
+
+def test_a_name_from_the_terminal_plays_on_the_page_with_its_token(
+    server: ServerProcess, browsers: Callable[[str], Page]
+) -> None:
+    """A player registered elsewhere (the terminal's token, from its welcome) signs in on the
+    page with name and token, and finds its game there to play on."""
+    black, white, state = start_game(server, "term")
+    game = state["id"]
+    try:
+        page = browsers(url_of(server))
+        page.open()
+        page.element("name").send_keys(black.name)
+        page.element("token").send_keys(black.token)
+        page.element("signin").click()
+        eventually(lambda: page.text("player"), record(server, black.name), what="signed in with the token")
+        eventually(lambda: shows(page, state), expected_view(state, "black"), what="the game of the terminal's player")
+        assert page.stored("gokata.game") == game
+        page.click("5E")
+        assert white.wire.expect("played")["point"] == "5E"
+        assert page.element("token").get_property("value") == "" and page.text("error") == ""
+        page.assert_clean()
+    finally:
+        black.wire.close()
+        white.wire.close()
+
+
+def test_a_player_copies_the_token_to_another_browser(
+    server: ServerProcess, browsers: Callable[[str], Page]
+) -> None:
+    """"Your token" shows the signed-in player's token and copies it; another browser signs
+    in with it as the same player."""
+    first = browsers(url_of(server))
+    first.open()
+    name = fresh_name("twodevices")
+    first.sign_in(name)
+    assert not first.shown("my-token")
+    first.element("token-box").find_element(By.TAG_NAME, "summary").click()
+    until(lambda: first.shown("my-token"), what="the token shown")
+    assert first.out_of_view(("my-token", "copy-token")) == []
+    token = first.text("my-token")
+    assert len(token) == 64 and set(token) <= set("0123456789abcdef"), token
+    first.driver.execute_cdp_cmd(
+        "Browser.grantPermissions",
+        {"origin": first.origin, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]},
+    )
+    first.element("copy-token").click()
+    eventually(lambda: first.text("token-note"), "Copied.")
+    copied = first.driver.execute_async_script("navigator.clipboard.readText().then(arguments[0]);")
+    assert copied == token
+
+    second = browsers(url_of(server))
+    second.open()
+    second.element("name").send_keys(name.upper())  # names are one regardless of case
+    second.element("token").send_keys(token)
+    second.element("signin").click()
+    eventually(lambda: second.text("player"), f"{name}: 0 wins, 0 losses", what="the same player")
+    assert second.text("my-token") == token
+    for page in (first, second):
+        page.assert_clean()
+
+
+def test_on_a_touch_screen_a_tap_shows_the_stone_and_a_second_tap_plays_it(
+    server: ServerProcess, browsers: Callable[[str], Page]
+) -> None:
+    """On a phone (Chromium's touch emulation, touch input): a tap shows a ghost stone
+    and sends nothing, a tap elsewhere moves it, a second tap on it plays; with the option off
+    a tap plays at once; a mouse click always plays at once."""
+    page = browsers(url_of(server))
+    page.open()
+    page.sign_in(fresh_name("thumbs"))
+    page.set_viewport(390, 844, True)
+    assert page.element("confirm").is_selected()  # on by default
+    opponent = sign_in(server, fresh_name("clicks"))
+    try:
+        page.seek(19, "black")
+        contains(lambda: page.text("status"), "Waiting for an opponent")
+        opponent.wire.send({"type": "seek", "size": 19, "color": "white"})
+        game = opponent.wire.expect("start")["game"]["id"]
+        contains(lambda: page.text("status"), "Your move (black).")
+
+        page.tap("10K")
+        eventually(page.ghosts, ["10K"], what="the ghost stone")
+        assert page.text("status") == "Play 10K? Tap it again to play, or tap another point."
+        page.tap("4D")
+        eventually(page.ghosts, ["4D"], what="the ghost moved")
+        assert page.text("status") == "Play 4D? Tap it again to play, or tap another point."
+        opponent.wire.silent(0.5)  # nothing was sent
+        assert game_state(server, game)["moves"] == [] and page.stones()["4D"] == "empty"
+        page.tap("4D")
+        assert opponent.wire.expect("played")["point"] == "4D"
+        state = wait_turns(server, game, 1)
+        eventually(lambda: shows(page, state), expected_view(state, "black"), what="the tapped move")
+        assert page.ghosts() == []
+
+        # The option off: one tap plays.
+        opponent.wire.send({"type": "move", "game": game, "ply": 1, "point": "16Q"})
+        assert opponent.wire.expect("played")["point"] == "16Q"
+        page.element("confirm").click()
+        assert page.stored("gokata.confirm") == "off"
+        contains(lambda: page.text("status"), "Your move (black).")
+        page.tap("16D")
+        assert opponent.wire.expect("played")["point"] == "16D"
+
+        # A mouse click plays at once, whatever the option.
+        page.element("confirm").click()
+        assert page.stored("gokata.confirm") == "on"
+        opponent.wire.send({"type": "move", "game": game, "ply": 3, "point": "4Q"})
+        assert opponent.wire.expect("played")["point"] == "4Q"
+        contains(lambda: page.text("status"), "Your move (black).")
+        page.click("10J")
+        assert opponent.wire.expect("played")["point"] == "10J"
+        assert page.ghosts() == []
+        page.assert_clean()
+    finally:
+        opponent.wire.close()
+
+
+BEEP_SPY = """
+window.beeps = [];
+const start = OscillatorNode.prototype.start;
+OscillatorNode.prototype.start = function (...args) {
+  window.beeps.push(document.visibilityState);
+  return start.apply(this, args);
+};
+"""
+"""Records the visibility of the page at each tone it starts (the page's only sound)."""
+
+
+def tab_titles(page: Page) -> dict[str, str]:
+    """The title of every tab of the browser, by address, read without switching to it."""
+    targets = page.driver.execute_cdp_cmd("Target.getTargets", {})["targetInfos"]
+    return {str(target["url"]): str(target["title"]) for target in targets if target["type"] == "page"}
+
+
+def test_a_hidden_tab_says_whose_turn_in_its_title_and_may_sound(
+    server: ServerProcess, browsers: Callable[[str], Page]
+) -> None:
+    """While the page's tab is in the background, the turn coming to the player puts "Your
+    move" in the tab's title, and plays a tone if the player turned the sound on (it is off
+    by default); back in front, the title is the page's again."""
+    page = browsers(url_of(server))
+    page.open()
+    page.sign_in(fresh_name("elsewhere"))
+    page_url = str(page.driver.current_url)
+    assert not page.element("sound").is_selected()
+    page.driver.execute_script(BEEP_SPY)
+    page.element("sound").click()  # on: a tone to hear what it sounds like
+    assert page.stored("gokata.sound") == "on"
+    opponent = sign_in(server, fresh_name("front"))
+    try:
+        page.seek(9, "white")
+        contains(lambda: page.text("status"), "Waiting for an opponent")
+        opponent.wire.send({"type": "seek", "size": 9, "color": "black"})
+        game = opponent.wire.expect("start")["game"]["id"]
+        contains(lambda: page.text("status"), "Waiting for")
+        assert page.driver.title == "gokata: play Go"
+
+        own_tab = page.driver.current_window_handle
+        ply = 0
+        for sound in (True, False):
+            if not sound:
+                page.element("sound").click()
+                assert page.stored("gokata.sound") == "off"
+            page.driver.switch_to.new_window("tab")
+            opponent.wire.send({"type": "move", "game": game, "ply": ply, "point": f"{ply + 1}A"})
+            assert opponent.wire.expect("played")["ply"] == ply
+            eventually(lambda: tab_titles(page).get(page_url, ""), "Your move (white) · gokata: play Go")
+            page.driver.close()
+            page.driver.switch_to.window(own_tab)
+            eventually(lambda: page.driver.title, "gokata: play Go", what="the title back in front")
+            expected = ["visible", "hidden"]
+            assert page.driver.execute_script("return window.beeps;") == expected, f"sound {sound}"
+            page.click(f"{ply + 1}J")
+            assert opponent.wire.expect("played")["ply"] == ply + 1
+            ply += 2
+        page.assert_clean()
+    finally:
+        opponent.wire.close()
+
+
 def test_seek_then_cancel(server: ServerProcess, browsers: Callable[[str], Page]) -> None:
     page = browsers(url_of(server))
     page.open()
@@ -521,7 +952,8 @@ def test_seek_then_cancel(server: ServerProcess, browsers: Callable[[str], Page]
 
 
 def test_a_taken_name_is_refused(server: ServerProcess, browsers: Callable[[str], Page]) -> None:
-    """A fresh browser (no token) cannot sign in with a registered name."""
+    """A fresh browser cannot sign in with a registered name without its token, nor with a
+    wrong one; with the right one it can."""
     owner = sign_in(server, fresh_name("owner"))
     owner.wire.close()
     page = browsers(url_of(server))
@@ -529,9 +961,26 @@ def test_a_taken_name_is_refused(server: ServerProcess, browsers: Callable[[str]
     page.element("name").send_keys(owner.name.upper())  # names are unique regardless of case
     page.element("signin").click()
     until(lambda: page.text("error") != "", what="the name_taken error")
-    assert owner.name.lower() in page.text("error").lower()
+    assert owner.name.lower() in page.text("error").lower() and "token" in page.text("error")
     assert page.text("player") == "Not signed in" and page.shown("signin") and not page.shown("seek")
     assert page.stored("gokata.current") is None
+
+    # The page asks for the token; one of the wrong form is refused before anything is sent,
+    # a wrong one by the server, and the owner's signs in.
+    for token, error in (
+        ("123abc", "That is not a token: a token is 64 hexadecimal digits (0-9, a-f), not 6 characters."),
+        ("0" * 64, f'wrong token for "{owner.name}"'),
+        (owner.token.upper(), ""),
+    ):
+        field = page.element("token")
+        field.clear()
+        field.send_keys(token)
+        page.element("signin").click()
+        if error:
+            contains(lambda: page.text("error"), error)
+            assert page.text("player") == "Not signed in" and page.stored("gokata.current") is None
+    eventually(lambda: page.text("player"), record(server, owner.name), what="signed in with the token")
+    assert page.text("error") == "" and page.stored("gokata.current") == owner.name
     page.assert_clean()
 
 
@@ -577,3 +1026,54 @@ def test_the_pages_survive_a_server_crash_and_resend_a_click_made_meanwhile(
         assert state["moves"] == ["5E", "4D", "3C"]
         for page in (alice, bob):
             page.assert_clean_but_reconnects()
+
+
+VIEWPORTS = {"1280x800": (1280, 800, False), "1366x768": (1366, 768, False), "390x844 phone": (390, 844, True)}
+IN_VIEW = ("board", "status", "black-name", "white-name", "white-passed", "clock", "pass", "resign")
+"""What a player must see without scrolling while playing: the board, whose turn it is, both
+names, the opponent's pass, the clock, Pass and Resign."""
+
+
+def long_name(prefix: str) -> str:
+    """A fresh name of the longest kind, 20 characters: the widest the page must lay out."""
+    name = fresh_name(prefix)
+    return name + "x" * (20 - len(name))
+
+
+def test_the_game_fits_the_window_on_laptops_and_phones(
+    server: ServerProcess, browsers: Callable[[str], Page]
+) -> None:
+    """At 1280x800, 1366x768 and 390x844, on every board size, everything a player needs
+    while playing is in the window, the page does not scroll, and the board is large."""
+    page = browsers(url_of(server))
+    page.open()
+    page.sign_in(long_name("fits"))
+    opponent = sign_in(server, long_name("fitsopp"))
+    try:
+        for size in (9, 13, 19):
+            page.seek(size, "black")
+            contains(lambda: page.text("status"), "Waiting for an opponent")
+            opponent.wire.send({"type": "seek", "size": size, "color": "white"})
+            game = opponent.wire.expect("start")["game"]["id"]
+            contains(lambda: page.text("status"), "Your move (black).")
+            page.click(f"{size}A")
+            assert opponent.wire.expect("played")["point"] == f"{size}A"
+            # A pass: the longest status line, and a mark beside the board.
+            opponent.wire.send({"type": "pass", "game": game, "ply": 1})
+            assert opponent.wire.expect("played")["point"] is None
+            contains(lambda: page.text("status"), "passed: if you pass too, the game ends. Your move (black).")
+            for label, (width, height, phone) in VIEWPORTS.items():
+                page.set_viewport(width, height, phone)
+                until(lambda: page.text("clock") != "", what="the clock")
+                assert page.out_of_view(IN_VIEW) == [], f"{size}x{size} at {label}"
+                board = page.rect("board")
+                assert board["width"] == pytest.approx(board["height"], abs=1)
+                # Large: as wide as a phone allows, most of a laptop's height.
+                least = 0.9 * width if phone else 0.75 * height
+                assert board["width"] >= least, f"a board of {board['width']} px at {label}"
+            opponent.wire.send({"type": "resign", "game": game})
+            assert opponent.wire.expect("over")["reason"] == "resign"
+            contains(lambda: page.text("result"), "wins by resignation")
+        page.assert_clean()
+    finally:
+        opponent.wire.close()

@@ -257,7 +257,8 @@ def test_refusals_and_failures_are_one_line_and_status_1(server: ServerProcess, 
     connect(server.ws_url, taken).close()
     run = finish(start(server.ws_url, taken, tmp_path))
     assert run.status == 1
-    assert run.err.count("\n") == 1 and run.err.startswith("gokata connect: ") and "taken" in run.err
+    said = f'the name "{taken}" is taken: sign in with --token TOKEN, or pick another --name'
+    assert run.err == f"gokata connect: {said}\n"  # once, not the server's words and a hint repeating them
     run = finish(start(server.ws_url, taken, tmp_path, "--token", "0" * 64))
     assert run.status == 1 and run.err.count("\n") == 1 and run.err.startswith("gokata connect: ")
     run = finish(start(server.ws_url, "two words", tmp_path))

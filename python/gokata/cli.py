@@ -270,8 +270,10 @@ def _connect(args: argparse.Namespace) -> int:
         print(f"gokata connect: {error}", file=sys.stderr)
         return 1
     except ValueError as error:  # the server refused the sign-in or the seek; a bad URL
-        hint = " (sign in with --token TOKEN, or pick another name)" if getattr(error, "code", "") == "name_taken" else ""
-        print(f"gokata connect: {error}{hint}", file=sys.stderr)
+        message = str(error)
+        if getattr(error, "code", "") == "name_taken":  # said once, in the terminal's words
+            message = f'the name "{args.name}" is taken: sign in with --token TOKEN, or pick another --name'
+        print(f"gokata connect: {message}", file=sys.stderr)
         return 1
     return 0
 

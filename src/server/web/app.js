@@ -12,6 +12,8 @@
     19: [3, 9, 15].flatMap((r) => [3, 9, 15].map((c) => [r, c])),
   };
   const $ = (id) => document.getElementById(id);
+  const STONE = { black: "x", white: "o", empty: "." };
+  const other = (color) => (color === "black" ? "white" : "black");
 
   // Names and tokens of the players who signed in on this browser, by lower-case name.
   const saved = {
@@ -43,6 +45,7 @@
 
   let socket = null;
   let wanted = null; // the name to sign in as, while the page wants a connection
+  let wantedToken = null; // the token typed with it, if any (else the saved one is used)
   let me = null; // {name, wins, losses} after welcome
   let game = null; // the STATE shown, kept current from played/over/state
   let pending = null; // {game, ply, frame}: a turn sent and not yet acknowledged
@@ -53,6 +56,11 @@
   let cursor = null; // [row, col] of the keyboard cursor
   let resignArmed = null;
   let watchTimer = null;
+  let watchError = false; // whether the error shown is the watcher's own
+  let myTurn = false; // whether it was the player's turn when the page was last drawn
+  let audio = null; // made when the player turns the sound on (browsers want a click first)
+  let pointer = "mouse"; // how the last press on the board was made: "mouse", "touch" or "pen"
+  let ghost = null; // the point a tap chose, played by a second tap on it
 
   // --- connection -------------------------------------------------------------------------
 
@@ -67,7 +75,7 @@
     socket = ws;
     ws.onopen = () => {
       retries = 0;
-      const token = saved.token(wanted);
+      const token = wantedToken || saved.token(wanted);
       send(token ? { type: "hello", name: wanted, token } : { type: "hello", name: wanted });
     };
     ws.onmessage = (event) => {
@@ -104,17 +112,19 @@
     welcome(m) {
       me = { name: m.name, wins: m.wins, losses: m.losses };
       saved.keep(m.name, m.token);
+      wantedToken = null;
       $("name").value = m.name;
+      $("token").value = "";
+      $("my-token").textContent = m.token;
       const remembered = localStorage.getItem("gokata.game");
       const watch = watchedGame();
-      const mine = m.games.find((g) => game && g.id === game.id) ||
-        m.games.find((g) => g.id === remembered) || m.games[0];
-      if (watch) {
-        send({ type: "sync", game: watch });
-      } else if (mine) {
+      const find = (id) => m.games.find((g) => g.id === id);
+      const mine = watch ? find(watch) : (game && find(game.id)) || find(remembered) || m.games[0];
+      if (mine) {
         showGame(mine);
-      } else if (game && game.status === "playing") {
-        send({ type: "sync", game: game.id }); // it ended while we were away
+      } else if (!watch && (game || remembered)) {
+        // The last game is over (a reload, or it ended while we were away): show how.
+        send({ type: "sync", game: game ? game.id : remembered });
       }
       if (pending && game && pending.game === game.id && game.status === "playing" &&
           game.moves.length === pending.ply) {
@@ -136,7 +146,7 @@
     start(m) {
       seeking = null;
       pending = null;
-      $("result").textContent = "";
+      stopWatching();
       showGame(m.game);
     },
     played(m) {
@@ -145,9 +155,10 @@
         if (m.ply > game.moves.length) send({ type: "sync", game: game.id });
         return;
       }
+      showGhost(null);
       game.moves.push(m.point);
-      if (m.point) setStone(m.point, m.color === "black" ? "x" : "o");
-      for (const point of m.captured) setStone(point, ".");
+      if (m.point) setStone(m.point, m.color === "black" ? STONE.black : STONE.white);
+      for (const point of m.captured) setStone(point, STONE.empty);
       game.to_move = m.to_move;
       game.remaining_ms = m.remaining_ms;
       deadline = performance.now() + m.remaining_ms;
@@ -169,18 +180,21 @@
     },
     state(m) {
       const incoming = m.game;
-      if (game && incoming.id !== game.id && game.status === "playing" && !watchedGame()) return;
+      const replaces = !game || incoming.id === game.id || game.status !== "playing";
+      if (incoming.id !== watchedGame() && !(replaces && playsIn(incoming))) return;
       showGame(incoming);
       if (pending && (incoming.status !== "playing" || incoming.moves.length !== pending.ply)) pending = null;
     },
     error(m) {
       if (m.code === "bad_token" || m.code === "name_taken") {
-        if (m.code === "bad_token" && wanted) saved.forget(wanted);
+        if (m.code === "bad_token" && wanted && !wantedToken) saved.forget(wanted);
         wanted = null;
+        wantedToken = null;
         me = null;
         if (socket) socket.close();
         showError(m.message);
         render();
+        $("token").focus();
         return;
       }
       if (m.game && pending && pending.game === m.game) pending = null;
@@ -197,6 +211,7 @@
 
   function showGame(state) {
     const fresh = !game || game.id !== state.id || game.size !== state.size;
+    const moved = fresh || game.moves.length !== state.moves.length || state.status !== "playing";
     game = state;
     deadline = state.status === "playing" ? performance.now() + state.remaining_ms : null;
     if (state.status === "playing" && myColor()) localStorage.setItem("gokata.game", state.id);
@@ -204,7 +219,9 @@
       buildBoard(state.size);
       cursor = null;
     }
+    if (moved) showGhost(null);
     if (state.status === "over" && !state.records) fetchRecords(state);
+    if (state.id === watchedGame()) watch();
     for (let row = 0; row < state.size; row++) {
       for (let col = 0; col < state.size; col++) setStone(pointName(row, col), state.board[row][col]);
     }
@@ -237,8 +254,22 @@
     return null;
   }
 
+  function playsIn(state) {
+    return Boolean(me) && [state.black, state.white].some((name) => name.toLowerCase() === me.name.toLowerCase());
+  }
+
+  // Seeking again puts the last game, or a watched one, away: it is no longer shown, nor
+  // after a reload.
+  function putAwayGame() {
+    if (!game || (game.status === "playing" && myColor())) return;
+    game = null;
+    localStorage.removeItem("gokata.game");
+    stopWatching();
+  }
+
   function play(point) {
     if (!game || game.status !== "playing") return;
+    if (!me) return showError(`Only ${game.black} and ${game.white} play in this game: you are watching it.`);
     if (pending) return showError("Your last turn is still on its way.");
     const ply = game.moves.length;
     const frame = point === null ? { type: "pass", game: game.id, ply } : { type: "move", game: game.id, ply, point };
@@ -285,27 +316,67 @@
         node("rect", { class: "hover", x: col + 0.5, y: row + 0.5, width: 1, height: 1 }, g);
         node("circle", { class: "stone", cx: col + 1, cy: row + 1, r: 0.46, display: "none" }, g);
         node("circle", { class: "mark", cx: col + 1, cy: row + 1, r: 0.18, fill: "none", "stroke-width": 0.08, display: "none" }, g);
+        node("circle", { class: "ghost", cx: col + 1, cy: row + 1, r: 0.46, display: "none" }, g);
       }
     }
     node("rect", { class: "cursor", x: 0, y: 0, width: 0.9, height: 0.9, display: "none" }, svg);
+    svg.addEventListener("pointerdown", (event) => {
+      pointer = event.pointerType;
+    });
     svg.addEventListener("click", (event) => {
       const target = event.target.closest(".pt");
-      if (target) play(target.dataset.point);
+      if (target) chosen(target.dataset.point);
     });
     svg.addEventListener("keydown", onBoardKey);
     $("board-wrap").replaceChildren(svg);
   }
 
+  // The stone on a point, in the game's board and on the page.
   function setStone(point, symbol) {
+    const row = game.size - parseInt(point, 10);
+    const col = LETTERS.indexOf(point.slice(-1));
+    const line = game.board[row];
+    game.board[row] = line.slice(0, col) + symbol + line.slice(col + 1);
     const g = document.querySelector(`.pt[data-point="${point}"]`);
     if (!g) return;
-    const stone = symbol === "x" ? "black" : symbol === "o" ? "white" : "empty";
+    const stone = symbol === STONE.black ? "black" : symbol === STONE.white ? "white" : "empty";
     g.dataset.stone = stone;
     const circle = g.querySelector(".stone");
     circle.setAttribute("display", stone === "empty" ? "none" : "inline");
     circle.setAttribute("fill", stone === "black" ? "#111" : "#fafafa");
     circle.setAttribute("stroke", stone === "black" ? "#000" : "#333");
     circle.setAttribute("stroke-width", 0.05);
+  }
+
+  // A fingertip covers several points of a 19x19 board on a phone: with the confirm option on,
+  // a tap on the player's turn shows the stone, and a second tap on it plays it.
+  function chosen(point) {
+    const confirm = pointer === "touch" && $("confirm").checked;
+    const myMove = game && game.status === "playing" && myColor() === game.to_move && !pending;
+    if (confirm && myMove && point !== ghost) {
+      showGhost(point);
+      render();
+      return;
+    }
+    if (ghost) {
+      showGhost(null);
+      render();
+    }
+    play(point);
+  }
+
+  function showGhost(point) {
+    for (const g of document.querySelectorAll(".pt[data-ghost]")) {
+      delete g.dataset.ghost;
+      g.querySelector(".ghost").setAttribute("display", "none");
+    }
+    ghost = point;
+    const g = point && document.querySelector(`.pt[data-point="${point}"]`);
+    if (!g) return;
+    g.dataset.ghost = "true";
+    const circle = g.querySelector(".ghost");
+    circle.setAttribute("fill", myColor() === "black" ? "#111" : "#fafafa");
+    circle.setAttribute("display", "inline");
   }
 
   function markLastMove() {
@@ -349,14 +420,9 @@
   const title = (word) => word[0].toUpperCase() + word.slice(1);
 
   function statusText() {
-    if (!me) return wanted ? `Signing in as ${wanted}…` : "Sign in to play.";
-    if (game && game.status === "playing") {
-      const mine = myColor();
-      const mover = game[game.to_move];
-      if (!mine) return `You are watching: ${game.black} (black) against ${game.white} (white); ${game.to_move} to move.`;
-      if (pending) return "Your turn is on its way to the server…";
-      return mine === game.to_move ? `Your move (${mine}).` : `Waiting for ${mover} (${game.to_move}) to move.`;
-    }
+    if (game && game.status === "playing") return passText() + (ghost ? ghostText() : turnText());
+    if (!me && wanted) return `Signing in as ${wanted}…`;
+    if (!me) return game ? "The game is over. Sign in to play." : "Sign in to play.";
     if (seeking) {
       const colour = seeking.color === "any" ? "any colour" : seeking.color;
       return `Waiting for an opponent: ${seeking.size}×${seeking.size}, ${colour}…`;
@@ -365,12 +431,34 @@
     return `Signed in as ${me.name}. Choose a board and seek a game.`;
   }
 
+  function turnText() {
+    const mine = myColor();
+    const mover = game[game.to_move];
+    if (!mine) return `You are watching: ${game.black} (black) against ${game.white} (white); ${game.to_move} to move.`;
+    if (pending) return "Your turn is on its way to the server…";
+    return mine === game.to_move ? `Your move (${mine}).` : `Waiting for ${mover} (${game.to_move}) to move.`;
+  }
+
+  function ghostText() {
+    return `Play ${ghost}? Tap it again to play, or tap another point.`;
+  }
+
+  // Two passes end the game: a player must know that the last turn was one.
+  function passText() {
+    const passer = lastPasser();
+    if (!passer) return "";
+    const mine = myColor();
+    if (passer === mine) return "You passed. ";
+    const warning = mine ? ": if you pass too, the game ends" : "";
+    return `${title(passer)} (${game[passer]}) passed${warning}. `;
+  }
+
   function resultText() {
     if (!game || game.status !== "over") return "";
     const winner = game[game.winner];
     const how = {
       resign: `${title(game.winner)} (${winner}) wins by resignation.`,
-      timeout: `${title(game.winner)} (${winner}) wins on time: ${game.winner === "black" ? "white" : "black"} took too long.`,
+      timeout: `${title(game.winner)} (${winner}) wins on time: ${other(game.winner)} took too long.`,
       passes: `${title(game.winner)} (${winner}) wins after two passes.`,
     }[game.reason];
     let text = how;
@@ -397,20 +485,90 @@
     const mine = myColor();
     $("signin-panel").hidden = Boolean(me);
     $("signout").hidden = !me;
+    $("token-box").hidden = !me;
+    $("options").hidden = !me;
     $("seek-panel").hidden = !me || (playing && mine !== null);
     $("seek").hidden = Boolean(seeking);
     $("cancel").hidden = !seeking;
     $("game-panel").hidden = !game;
+    document.body.classList.toggle("with-game", Boolean(game));
     $("pass").disabled = !playing || mine !== game.to_move || Boolean(pending);
     $("resign").disabled = !playing || !mine;
     if (game) {
       $("game-title").textContent = `${game.black} (black) against ${game.white} (white), ${game.size}×${game.size}`;
+      renderSeats();
       markLastMove();
+      $("sgf").href = `/api/games/${encodeURIComponent(game.id)}.sgf`;
     }
     $("result").textContent = resultText();
     setStatus(statusText());
     tick();
-    watchSpectated();
+    tellTurn();
+  }
+
+  // --- telling a player in another tab that their turn has come ---------------------------
+
+  const PAGE_TITLE = document.title;
+
+  function tellTurn() {
+    const now = Boolean(game) && game.status === "playing" && myColor() === game.to_move;
+    if (now && !myTurn && document.hidden && $("sound").checked) beep();
+    myTurn = now;
+    document.title = now && document.hidden ? `Your move (${game.to_move}) · ${PAGE_TITLE}` : PAGE_TITLE;
+  }
+
+  function beep() {
+    if (!audio) return;
+    const start = audio.currentTime;
+    const tone = audio.createOscillator();
+    const volume = audio.createGain();
+    tone.frequency.value = 660;
+    volume.gain.setValueAtTime(0.25, start);
+    volume.gain.exponentialRampToValueAtTime(0.001, start + 0.35);
+    tone.connect(volume).connect(audio.destination);
+    tone.start(start);
+    tone.stop(start + 0.35);
+  }
+
+  function soundOn() {
+    audio = audio || new AudioContext();
+    audio.resume();
+  }
+
+  // Both players beside the board: the one to move marked, their captures, a pass just made.
+  function renderSeats() {
+    const taken = captures();
+    const passer = lastPasser();
+    for (const color of ["black", "white"]) {
+      $(`${color}-name`).textContent = game[color];
+      $(`${color}-captures`).textContent = plural(taken[color], "capture");
+      $(`${color}-passed`).hidden = passer !== color;
+      $(`seat-${color}`).classList.toggle("to-move", game.status === "playing" && game.to_move === color);
+    }
+    $("move-number").textContent = `Move ${game.moves.length}`;
+  }
+
+  // The stones each colour has taken: those its opponent played, less those still on the board.
+  function captures() {
+    const played = { black: 0, white: 0 };
+    game.moves.forEach((point, ply) => {
+      if (point) played[ply % 2 === 0 ? "black" : "white"] += 1;
+    });
+    const left = { black: 0, white: 0 };
+    for (const line of game.board) {
+      for (const symbol of line) {
+        if (symbol === STONE.black) left.black += 1;
+        else if (symbol === STONE.white) left.white += 1;
+      }
+    }
+    return { black: played.white - left.white, white: played.black - left.black };
+  }
+
+  // The colour whose pass was the last turn of a game still played (black moves first).
+  function lastPasser() {
+    if (!game || game.status !== "playing" || !game.moves.length) return null;
+    if (game.moves[game.moves.length - 1] !== null) return null;
+    return game.moves.length % 2 === 1 ? "black" : "white";
   }
 
   function tick() {
@@ -426,12 +584,46 @@
     clock.setAttribute("aria-label", `${game.to_move} has ${seconds} seconds left`);
   }
 
-  // Spectators get no pushed turns: they ask for the state every two seconds.
-  function watchSpectated() {
+  // --- watching ---------------------------------------------------------------------------
+
+  // `/#game=ID` shows any game, signed in or not: the page reads it from the HTTP API every
+  // two seconds while it is played (a spectator gets no pushed turns). A game of the player's
+  // own comes through the WebSocket instead.
+  function watch() {
     clearTimeout(watchTimer);
-    if (game && game.status === "playing" && me && !myColor()) {
-      watchTimer = setTimeout(() => send({ type: "sync", game: game.id }), 2000);
+    const id = watchedGame();
+    if (!id) return;
+    if (game && game.id === id && (game.status !== "playing" || myColor())) return;
+    watchTimer = setTimeout(() => readWatched(id), game && game.id === id ? 2000 : 0);
+  }
+
+  async function readWatched(id) {
+    let problem = null;
+    try {
+      const response = await fetch(`/api/games/${encodeURIComponent(id)}`, { cache: "no-store" });
+      const body = await response.json();
+      if (id !== watchedGame()) return;
+      if (response.ok) {
+        if (!game || game.id !== id || !myColor()) showGame(body);
+      } else {
+        problem = `${title(body.error)}.`;
+        if (response.status === 404) return showWatchError(problem);
+      }
+    } catch (error) {
+      problem = `Cannot reach the server to show game ${id}: trying again.`;
     }
+    showWatchError(problem);
+    watch();
+  }
+
+  function showWatchError(problem) {
+    if (problem || watchError) showError(problem || "");
+    watchError = Boolean(problem);
+  }
+
+  function stopWatching() {
+    clearTimeout(watchTimer);
+    if (watchedGame()) history.replaceState(null, "", location.pathname + location.search);
   }
 
   function watchedGame() {
@@ -444,17 +636,20 @@
   $("signin-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const name = $("name").value.trim();
+    const token = $("token").value.trim();
     if (!/^[A-Za-z0-9_-]{1,20}$/.test(name)) {
       showError(`"${name}" is not a name: use 1 to 20 letters, digits, _ or -.`);
       return;
     }
+    if (token && !/^[0-9a-fA-F]{64}$/.test(token)) {
+      showError(`That is not a token: a token is 64 hexadecimal digits (0-9, a-f), not ${token.length} characters. Leave it empty to register a new name.`);
+      return;
+    }
     showError("");
     wanted = name;
+    wantedToken = token.toLowerCase() || null;
     me = null;
-    game = null;
-    seeking = null;
-    pending = null;
-    $("game-panel").hidden = true;
+    leaveGame();
     connect();
     render();
   });
@@ -463,17 +658,61 @@
     localStorage.removeItem("gokata.current");
     wanted = null;
     me = null;
-    game = null;
+    leaveGame();
+    if (socket) socket.close();
+    render();
+  });
+
+  // Signing in or out: the player's game goes; a watched one stays.
+  function leaveGame() {
+    if (game && game.id !== watchedGame()) game = null;
     seeking = null;
     pending = null;
-    if (socket) socket.close();
+  }
+
+  $("copy-token").addEventListener("click", async () => {
+    const token = $("my-token");
+    getSelection().selectAllChildren(token);
+    try {
+      await navigator.clipboard.writeText(token.textContent);
+      $("token-note").textContent = "Copied.";
+    } catch {
+      $("token-note").textContent = "Selected: copy it with Ctrl+C (⌘C on a Mac).";
+    }
+  });
+
+  $("confirm").addEventListener("change", () => {
+    localStorage.setItem("gokata.confirm", $("confirm").checked ? "on" : "off");
+    if (!$("confirm").checked) showGhost(null);
+    render();
+  });
+
+  $("sound").addEventListener("change", () => {
+    localStorage.setItem("gokata.sound", $("sound").checked ? "on" : "off");
+    if ($("sound").checked) {
+      soundOn();
+      beep(); // what it sounds like
+    }
+  });
+  // A sound turned on before a reload can play only after the player's next click or key.
+  for (const kind of ["pointerdown", "keydown"]) {
+    document.addEventListener(kind, () => {
+      if ($("sound").checked) soundOn();
+    });
+  }
+  document.addEventListener("visibilitychange", tellTurn);
+
+  window.addEventListener("hashchange", () => {
+    if (game && game.id !== watchedGame() && !myColor()) game = null;
+    watch();
     render();
   });
 
   $("seek-form").addEventListener("submit", (event) => {
     event.preventDefault();
     showError("");
-    $("result").textContent = "";
+    putAwayGame();
+    render();
     send({ type: "seek", size: Number($("size").value), color: $("color").value });
   });
 
@@ -497,11 +736,14 @@
   });
 
   setInterval(tick, 250);
+  $("sound").checked = localStorage.getItem("gokata.sound") === "on";
+  $("confirm").checked = localStorage.getItem("gokata.confirm") !== "off";
   const current = saved.current();
   if (current && saved.token(current)) {
     wanted = current;
     $("name").value = current;
     connect();
   }
+  watch();
   render();
 })();
