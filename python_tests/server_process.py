@@ -244,7 +244,8 @@ def _decoded(body: bytes) -> Any:
 
 class Wire:
     """One WebSocket connection of raw JSON text frames, from ``source`` (a fresh loopback
-    address if None); every receive has a timeout."""
+    address if None); every receive has a timeout. `presence` frames (an opponent gone or back)
+    are set aside, in ``presence``, unless a test expects them."""
 
     def __init__(
         self, url: str, timeout: float = RECV_TIMEOUT, source: Optional[str] = None, headers: Optional[dict[str, str]] = None
@@ -262,6 +263,7 @@ class Wire:
         connection = connect(url, **options)
         # Entered as a context manager: websockets >= 17.1 warns about connections that are not.
         self.ws: ClientConnection = connection.__enter__()
+        self.presence: list[Frame] = []
 
     def send(self, frame: Frame) -> None:
         self.ws.send(json.dumps(frame))
@@ -269,17 +271,24 @@ class Wire:
     def send_raw(self, data: str | bytes) -> None:
         self.ws.send(data)
 
-    def recv(self, timeout: Optional[float] = None) -> Frame:
-        """The next frame; fails after ``timeout`` seconds (default: the connection's)."""
-        text = self.ws.recv(timeout=self.timeout if timeout is None else timeout)
-        assert isinstance(text, str), f"the server sent a binary frame: {text!r}"
-        frame = json.loads(text)
-        assert isinstance(frame, dict) and isinstance(frame.get("type"), str), text
-        return frame
+    def recv(self, timeout: Optional[float] = None, presence: bool = False) -> Frame:
+        """The next frame (a `presence` one too only if ``presence``); fails after ``timeout``
+        seconds (default: the connection's)."""
+        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        while True:
+            text = self.ws.recv(timeout=max(0.0, deadline - time.monotonic()))
+            assert isinstance(text, str), f"the server sent a binary frame: {text!r}"
+            frame = json.loads(text)
+            assert isinstance(frame, dict) and isinstance(frame.get("type"), str), text
+            if frame["type"] != "presence" or presence:
+                return frame
+            self.presence.append(frame)
 
     def expect(self, kind: str, timeout: Optional[float] = None) -> Frame:
         """The next frame, which must have type ``kind``."""
-        frame = self.recv(timeout)
+        if kind == "presence" and self.presence:
+            return self.presence.pop(0)
+        frame = self.recv(timeout, presence=kind == "presence")
         assert frame["type"] == kind, f"expected {kind}, got {frame}"
         return frame
 
@@ -298,10 +307,12 @@ class Wire:
         assert isinstance(reply["message"], str) and reply["message"], reply
         return reply
 
-    def silent(self, seconds: float = 0.2) -> None:
-        """Nothing arrives for ``seconds``."""
+    def silent(self, seconds: float = 0.2, presence: bool = False) -> None:
+        """Nothing arrives for ``seconds`` (no `presence` frame either, if ``presence``)."""
+        if presence:
+            assert not self.presence, f"unexpected frames: {self.presence!r}"
         try:
-            frame = self.ws.recv(timeout=seconds)
+            frame = self.recv(seconds, presence)
         except TimeoutError:
             return
         raise AssertionError(f"unexpected frame: {frame!r}")

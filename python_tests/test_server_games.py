@@ -291,3 +291,25 @@ def test_a_game_downloads_as_sgf_while_playing_and_when_over(server: ServerProce
     assert server.get("/api/games/nosuchgame.sgf")[0] == 404
     black.wire.close()
     white.wire.close()
+
+
+def test_the_opponent_is_told_when_a_player_goes_and_comes_back(server: ServerProcess) -> None:
+    black, white, start = start_game(server, "Gaway")
+    game = start["id"]
+    assert start["connected"] == {"black": True, "white": True}
+    second = sign_in(server, white.name, white.welcome["token"])
+    white.wire.close()
+    black.wire.silent(0.3, presence=True)  # still connected through the second connection
+    second.wire.close()
+    gone = black.wire.expect("presence")
+    assert gone == {"type": "presence", "game": game, "name": white.name, "color": "white", "connected": False}
+    state = black.wire.request({"type": "sync", "game": game}, "state")["game"]
+    assert state["connected"] == {"black": True, "white": False}
+    assert server.get_json(f"/api/games/{game}")["connected"] == {"black": True, "white": False}
+    back = sign_in(server, white.name, white.welcome["token"])
+    assert black.wire.expect("presence") == {**gone, "connected": True}
+    assert back.welcome["games"][0]["connected"] == {"black": True, "white": True}
+    back.wire.request({"type": "resign", "game": game}, "over")
+    black.wire.expect("over")
+    back.wire.close()
+    black.wire.silent(0.3, presence=True)  # the game is over: nobody is told

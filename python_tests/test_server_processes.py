@@ -469,3 +469,32 @@ def test_a_game_met_through_another_process_starts_empty_then_each_turn_is_playe
         assert (start["id"], start["moves"]) == (game, []), start
         played = white.wire.expect("played")
         assert (played["ply"], played["point"]) == (0, "5E")
+
+
+def test_the_opponent_on_another_process_is_told_when_a_player_goes_comes_back_or_dies(
+    site: list[ServerProcess],
+) -> None:
+    black = sign_in(site[0], fresh_name("Xpb"))
+    white = sign_in(site[1], fresh_name("Xpw"))
+    game = paired(black, white)
+    gone = {"type": "presence", "game": game, "name": white.name, "color": "white", "connected": False}
+    white.wire.close()
+    assert black.wire.expect("presence") == gone
+    assert black.wire.sync(game)["connected"] == {"black": True, "white": False}
+    back = sign_in(site[2], white.name, white.welcome["token"])
+    assert black.wire.expect("presence") == {**gone, "connected": True}
+    assert back.welcome["games"][0]["connected"] == {"black": True, "white": True}
+    # A process started now asks the others who is connected to them.
+    site[1].stop()
+    site[1].restart()
+    watcher = sign_in(site[1], black.name, black.welcome["token"])
+    if watcher.welcome["games"][0]["connected"]["white"] is False:
+        # Told once the process heard from the others, as any change.
+        assert watcher.wire.expect("presence", timeout=10) == {**gone, "connected": True}
+    assert watcher.wire.sync(game)["connected"] == {"black": True, "white": True}
+    watcher.wire.close()
+    back.wire.silent(0.5, presence=True)  # black was connected to site[0] all along: white was told nothing
+    started = time.monotonic()
+    site[2].kill()  # says nothing: its players are gone once it is no longer seen alive
+    assert black.wire.expect("presence", timeout=10) == gone
+    assert time.monotonic() - started < 6

@@ -30,6 +30,7 @@ use super::lobby::Seek;
 use super::protocol::{ClientFrame, ErrorCode, GameState, Refused, SeekColor, ServerMessage};
 use super::store::{Change, GameNow, Outcome, PlayerRecord, Records, Remote, Store, StoreError, Write};
 use crate::engine::Color;
+use presence::Elsewhere;
 
 pub type ConnId = u64;
 
@@ -211,6 +212,10 @@ pub struct Hub {
     healthy: Arc<AtomicBool>,
     /// Set when the server is stopping: ends a wait for a lost database.
     stopping: Option<watch::Receiver<bool>>,
+    /// Who is connected to the other processes on a shared database.
+    elsewhere: Elsewhere,
+    /// What to tell the other processes that stores nothing: who connected here or left.
+    to_announce: Vec<Change>,
 }
 
 impl Hub {
@@ -248,6 +253,8 @@ impl Hub {
             failure: None,
             healthy: Arc::new(AtomicBool::new(true)),
             stopping: None,
+            elsewhere: Elsewhere::default(),
+            to_announce: Vec::new(),
         };
         for now in live {
             let game = ServerGame::from_stored(&now.game).map_err(StoreError::Corrupt)?;
@@ -326,6 +333,12 @@ impl Hub {
                 }
             }
             self.commit_and_deliver().await?;
+            if !self.to_announce.is_empty() {
+                let changes = std::mem::take(&mut self.to_announce);
+                if let Err(error) = self.store.announce(&changes).await {
+                    self.failure.get_or_insert(error);
+                }
+            }
             for name in std::mem::take(&mut self.closed) {
                 if let Err(error) = self.store.withdraw_seek(&name).await {
                     self.failure.get_or_insert(error);
@@ -377,17 +390,31 @@ impl Hub {
                 let delivery = self.answer(query, reply).await;
                 self.deliver_later(None, delivery);
             }
-            Event::Remote(Remote::Changes(changes)) => {
+            Event::Remote(Remote::Changes { from, changes }) => {
                 for change in changes {
                     match change {
                         Change::Turn { game, ply, point } => self.remote_turns.push((game, ply, point)),
                         Change::Game(game) => {
                             self.remote.insert(game);
                         }
+                        Change::Presence { player, here } => self.told_presence(&from, &player, here),
+                        Change::WhoIsHere => self.announce_everyone_here(),
                     }
                 }
             }
-            Event::Remote(Remote::Everything) => self.remote_everything = true,
+            Event::Remote(Remote::Everything) => {
+                self.remote_everything = true;
+                // What the others said while this process was not listening is lost.
+                self.elsewhere.clear();
+                self.to_announce.push(Change::WhoIsHere);
+            }
+            Event::Remote(Remote::Alive(alive)) => {
+                for key in self.elsewhere.keep_alive(&alive) {
+                    if !self.players.contains_key(&key) {
+                        self.tell_presence(&key, false);
+                    }
+                }
+            }
             Event::Shutdown => return true,
         }
         false
@@ -492,11 +519,11 @@ impl Hub {
                 token
             }
         };
-        self.players
-            .get_mut(&key)
-            .expect("inserted above")
-            .connections
-            .push(conn);
+        let connections = &mut self.players.get_mut(&key).expect("inserted above").connections;
+        connections.push(conn);
+        if connections.len() == 1 {
+            self.arrived_here(&key, name);
+        }
         if let Some(connection) = self.connections.get_mut(&conn) {
             connection.player = Some(key);
         }
@@ -550,7 +577,7 @@ impl Hub {
         };
         let game = ServerGame::from_stored(&paired.game).expect("a new game of a server size");
         let start = ServerMessage::Start {
-            game: GameState::of(&game, game.move_time_ms),
+            game: GameState::of(&game, game.move_time_ms).with_connected(|name| self.is_connected_name(name)),
         }
         .to_json();
         let id = game.id.clone();
@@ -1021,7 +1048,8 @@ impl Hub {
         let game = ServerGame::from_stored(&first).map_err(StoreError::Corrupt)?;
         let remaining = remaining(now, &game);
         let start: Arc<str> = ServerMessage::Start {
-            game: GameState::of(&game, remaining.as_millis() as u64),
+            game: GameState::of(&game, remaining.as_millis() as u64)
+                .with_connected(|name| self.is_connected_name(name)),
         }
         .to_json()
         .into();
@@ -1089,7 +1117,9 @@ impl Hub {
         };
         Some(match view {
             LiveView::State => {
-                serde_json::to_string(&GameState::of(game, remaining)).expect("a state always serialises")
+                let state =
+                    GameState::of(game, remaining).with_connected(|name| self.is_connected_name(name));
+                serde_json::to_string(&state).expect("a state always serialises")
             }
             LiveView::Sgf => game.sgf(),
         })
@@ -1145,7 +1175,7 @@ impl Hub {
     }
 
     fn state_of<'a>(&self, live: &'a LiveGame) -> GameState<'a> {
-        GameState::of(&live.game, self.remaining_ms(live))
+        GameState::of(&live.game, self.remaining_ms(live)).with_connected(|name| self.is_connected_name(name))
     }
 
     fn remaining_ms(&self, live: &LiveGame) -> u64 {
@@ -1309,7 +1339,92 @@ impl Hub {
         if !player.connections.is_empty() {
             return None;
         }
-        self.players.remove(&key).map(|player| player.record.name)
+        let name = self.players.remove(&key)?.record.name;
+        self.left_here(&key, &name);
+        Some(name)
+    }
+
+    /// A player's first connection here: the other processes are told, and the player's
+    /// opponents if the player was connected nowhere.
+    fn arrived_here(&mut self, key: &str, name: &str) {
+        self.announce_presence(name, true);
+        if !self.elsewhere.is_connected(key) {
+            self.tell_presence(key, true);
+        }
+    }
+
+    /// A player's last connection here gone.
+    fn left_here(&mut self, key: &str, name: &str) {
+        self.announce_presence(name, false);
+        if !self.elsewhere.is_connected(key) {
+            self.tell_presence(key, false);
+        }
+    }
+
+    fn announce_presence(&mut self, name: &str, here: bool) {
+        if self.store.is_shared() {
+            self.to_announce.push(Change::Presence {
+                player: name.to_string(),
+                here,
+            });
+        }
+    }
+
+    /// Another process asked who is connected here.
+    fn announce_everyone_here(&mut self) {
+        let names: Vec<String> = self
+            .players
+            .values()
+            .map(|player| player.record.name.clone())
+            .collect();
+        for name in names {
+            self.announce_presence(&name, true);
+        }
+    }
+
+    /// What process `from` said of a player: the player's opponents are told if the player is
+    /// now connected somewhere after nowhere, or the reverse.
+    fn told_presence(&mut self, from: &str, name: &str, here: bool) {
+        let key = auth::name_key(name);
+        let before = self.is_connected(&key);
+        self.elsewhere.told(&key, from, here);
+        if self.is_connected(&key) != before {
+            self.tell_presence(&key, !before);
+        }
+    }
+
+    /// Whether the player is connected to any process.
+    fn is_connected(&self, key: &str) -> bool {
+        self.players.contains_key(key) || self.elsewhere.is_connected(key)
+    }
+
+    fn is_connected_name(&self, name: &str) -> bool {
+        self.is_connected(&auth::name_key(name))
+    }
+
+    /// `presence` to the opponent in each of the player's live games.
+    fn tell_presence(&mut self, key: &str, connected: bool) {
+        let mut told = Vec::new();
+        for live in self.games.values().filter(|live| !live.game.is_over()) {
+            let game = &live.game;
+            let (color, name, opponent) = if auth::name_key(&game.black) == key {
+                (Color::Black, &game.black, &game.white)
+            } else if auth::name_key(&game.white) == key {
+                (Color::White, &game.white, &game.black)
+            } else {
+                continue;
+            };
+            let message = ServerMessage::Presence {
+                game: &game.id,
+                name,
+                color: color.name(),
+                connected,
+            };
+            told.push((auth::name_key(opponent), message.to_json()));
+        }
+        for (opponent, text) in told {
+            self.deliver_later(None, Delivery::ToPlayer(opponent, text.into()));
+        }
     }
 
     /// Queues a write of this batch; its index.
@@ -1440,5 +1555,6 @@ async fn sleep_until(deadline: Option<Instant>) {
     }
 }
 
+mod presence;
 #[cfg(test)]
 mod tests;

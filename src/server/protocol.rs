@@ -262,6 +262,15 @@ pub struct GameState<'a> {
     pub score: Option<ScoreView>,
     pub move_time_ms: u64,
     pub remaining_ms: Option<u64>,
+    /// Whether each player is connected to the server, while the game is on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub connected: Option<ConnectedView>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ConnectedView {
+    pub black: bool,
+    pub white: bool,
 }
 
 impl GameState<'_> {
@@ -282,7 +291,19 @@ impl GameState<'_> {
             score: result.and_then(score_view),
             move_time_ms: game.move_time_ms,
             remaining_ms: result.is_none().then_some(remaining_ms),
+            connected: None,
         }
+    }
+
+    /// With whether each player is connected (`connected(name)`), if the game is on.
+    pub fn with_connected(mut self, connected: impl Fn(&str) -> bool) -> Self {
+        if self.status == "playing" {
+            self.connected = Some(ConnectedView {
+                black: connected(self.black),
+                white: connected(self.white),
+            });
+        }
+        self
     }
 }
 
@@ -348,6 +369,14 @@ pub enum ServerMessage<'a> {
     },
     State {
         game: GameState<'a>,
+    },
+    /// A player of a game connected to the server after being connected nowhere, or the
+    /// reverse; told to the opponent.
+    Presence {
+        game: &'a str,
+        name: &'a str,
+        color: &'static str,
+        connected: bool,
     },
     Pong {
         t: &'a Value,

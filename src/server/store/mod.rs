@@ -202,6 +202,14 @@ impl Store {
         on_backend!(self, store => store.commit(writes))
     }
 
+    /// Tells the other processes on a shared database what stores nothing; nothing on SQLite.
+    pub async fn announce(&mut self, changes: &[Change]) -> Result<(), StoreError> {
+        match self {
+            Store::Sqlite(_) => Ok(()),
+            Store::Postgres(store) => store.announce(changes).await,
+        }
+    }
+
     /// Pairs `seek` with the oldest compatible waiting seek, or leaves it waiting (replacing the
     /// player's earlier seek). A pairing's game is made by `new_game`; whether it is stored
     /// already is in the answer (else the hub writes it with its batch).

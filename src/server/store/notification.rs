@@ -3,7 +3,8 @@
 //! and the games that changed otherwise (a new game, a result), which the others read.
 //!
 //! A payload is `INSTANCE ENTRY ENTRY ...`: `t:GAME:PLY:POINT` a stored turn (`-` for a pass),
-//! `g:GAME` a game to read. A commit's entries are split over as many payloads as PostgreSQL's
+//! `g:GAME` a game to read, `p:NAME:1` and `p:NAME:0` a player's first connection to the sender
+//! and its last one gone, `p?` a process asking every other to tell who is connected to it. A commit's entries are split over as many payloads as PostgreSQL's
 //! limit of 8,000 bytes needs, all sent in the same transaction (which takes the cluster-wide
 //! lock for notifying commits once).
 
@@ -20,14 +21,23 @@ pub enum Change {
     },
     /// Read this game from the database.
     Game(String),
+    /// A player connected to the sending process (`here`), or no longer.
+    Presence { player: String, here: bool },
+    /// Tell me every player connected to you (my listener missed what you said).
+    WhoIsHere,
 }
 
 /// What another process changed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Remote {
-    Changes(Vec<Change>),
+    Changes {
+        from: String,
+        changes: Vec<Change>,
+    },
     /// Anything may have changed (notifications were missed): read every live game.
     Everything,
+    /// The processes alive now: the players connected to any other are gone.
+    Alive(Vec<String>),
 }
 
 /// The payloads telling `changes`, in order.
@@ -40,6 +50,8 @@ pub fn payloads(instance: &str, changes: &[Change]) -> Vec<String> {
                 format!("t:{game}:{ply}:{}", point.as_deref().unwrap_or("-"))
             }
             Change::Game(game) => format!("g:{game}"),
+            Change::Presence { player, here } => format!("p:{player}:{}", u8::from(*here)),
+            Change::WhoIsHere => "p?".to_string(),
         };
         if payload.len() + 1 + entry.len() > MAX_PAYLOAD {
             payloads.push(std::mem::replace(&mut payload, instance.to_string()));
@@ -69,12 +81,28 @@ pub fn parse(payload: &str) -> (&str, Remote) {
     if changes.is_empty() && unknown {
         return (instance, Remote::Everything);
     }
-    (instance, Remote::Changes(changes))
+    let from = instance.to_string();
+    (instance, Remote::Changes { from, changes })
 }
 
 fn parse_entry(word: &str) -> Option<Change> {
     if let Some(game) = word.strip_prefix("g:") {
         return Some(Change::Game(game.to_string()));
+    }
+    if word == "p?" {
+        return Some(Change::WhoIsHere);
+    }
+    if let Some(presence) = word.strip_prefix("p:") {
+        let (player, here) = presence.rsplit_once(':')?;
+        let here = match here {
+            "1" => true,
+            "0" => false,
+            _ => return None,
+        };
+        return Some(Change::Presence {
+            player: player.to_string(),
+            here,
+        });
     }
     let mut parts = word.strip_prefix("t:")?.split(':');
     let (game, ply, point) = (parts.next()?, parts.next()?, parts.next()?);
@@ -107,10 +135,23 @@ mod tests {
             turn("g1", 1, None),
             Change::Game("g1".into()),
             turn("g2", 17, Some("19T")),
+            Change::Presence {
+                player: "bob_2-x".into(),
+                here: false,
+            },
+            Change::WhoIsHere,
+            Change::Presence {
+                player: "Al".into(),
+                here: true,
+            },
         ];
         let sent = payloads("me", &changes);
-        assert_eq!(sent, vec!["me t:g1:0:5E t:g1:1:- g:g1 t:g2:17:19T".to_string()]);
-        assert_eq!(parse(&sent[0]), ("me", Remote::Changes(changes)));
+        assert_eq!(
+            sent,
+            vec!["me t:g1:0:5E t:g1:1:- g:g1 t:g2:17:19T p:bob_2-x:0 p? p:Al:1".to_string()]
+        );
+        let from = "me".to_string();
+        assert_eq!(parse(&sent[0]), ("me", Remote::Changes { from, changes }));
     }
 
     #[test]
@@ -124,7 +165,7 @@ mod tests {
         let read: Vec<Change> = sent
             .iter()
             .flat_map(|payload| match parse(payload) {
-                ("me", Remote::Changes(changes)) => changes,
+                ("me", Remote::Changes { changes, .. }) => changes,
                 other => panic!("{other:?}"),
             })
             .collect();
@@ -135,8 +176,14 @@ mod tests {
     #[test]
     fn entries_of_another_form_are_left_out() {
         assert_eq!(
-            parse("them x:1 g:g1 t:g2:x:5E t:g2:1"),
-            ("them", Remote::Changes(vec![Change::Game("g1".into())]))
+            parse("them x:1 g:g1 t:g2:x:5E t:g2:1 p:bob:2 p:bob p!"),
+            (
+                "them",
+                Remote::Changes {
+                    from: "them".into(),
+                    changes: vec![Change::Game("g1".into())]
+                }
+            )
         );
         assert_eq!(parse("them *"), ("them", Remote::Everything));
     }

@@ -342,6 +342,12 @@ impl PostgresStore {
         Ok(outcomes)
     }
 
+    /// Tells the other processes `changes` that store nothing (who is connected here).
+    pub async fn announce(&mut self, changes: &[Change]) -> Result<(), StoreError> {
+        let payloads = notification::payloads(&self.instance, changes);
+        notify(&self.client, &self.statements.notify, &payloads).await
+    }
+
     /// Under the size's row lock: the player's earlier seek and those of dead processes go,
     /// then the oldest fitting seek is paired (its game stored in the same transaction) or the
     /// new seek waits. Tried again when the same player's seek through another process, for
@@ -580,6 +586,17 @@ async fn beat(client: &Client, instance: &str) -> Result<(), StoreError> {
         )
         .await?;
     Ok(())
+}
+
+/// The processes that said they were alive within [`ALIVE_WITHIN`].
+async fn alive_instances(client: &Client) -> Result<Vec<String>, StoreError> {
+    let rows = client
+        .query(
+            &format!("SELECT id FROM instances WHERE seen >= clock_timestamp() - interval '{ALIVE_WITHIN}'"),
+            &[],
+        )
+        .await?;
+    Ok(rows.iter().map(|row| row.get(0)).collect())
 }
 
 async fn connect(config: &Config) -> Result<Client, StoreError> {
@@ -866,6 +883,12 @@ impl Listener {
                     if beat(&client, &self.instance).await.is_err() {
                         break;
                     }
+                    let Ok(alive) = alive_instances(&client).await else {
+                        break;
+                    };
+                    if changes.send(Remote::Alive(alive)).await.is_err() {
+                        break;
+                    }
                     continue;
                 }
             };
@@ -944,7 +967,10 @@ mod tests {
         assert_eq!(listener.parse("me g:a t:b:0:5E"), None);
         assert_eq!(
             listener.parse("other g:a"),
-            Some(Remote::Changes(vec![Change::Game("a".into())]))
+            Some(Remote::Changes {
+                from: "other".into(),
+                changes: vec![Change::Game("a".into())]
+            })
         );
     }
 }
