@@ -306,9 +306,10 @@ impl PostgresStore {
     }
 
     /// The writes go in rounds: a game's first write in the first round, its second in the
-    /// second, and so on. A round's turns are one statement over arrays, in the order of their
-    /// games, so that two processes lock games' rows in one order; its other writes (new games,
-    /// results) one statement each. Two round trips: `BEGIN` and every round, sent at once (a
+    /// second, and so on. A round's turns are one statement over arrays, sorted by game, so that
+    /// two processes usually lock games' rows in one order (a deadlock, if one comes, aborts the
+    /// transaction, which is tried again); its other writes (new games, results) one statement
+    /// each. Two round trips: `BEGIN` and every round, sent at once (a
     /// later round's writes apply only where the game's earlier one did); then the notification
     /// of what applied, with `COMMIT`.
     async fn commit_once(&mut self, writes: &[Write]) -> Result<Vec<Outcome>, StoreError> {
