@@ -124,6 +124,8 @@ class GameDriver:
             self.await_over()
         except BaseException as error:  # the test reports it
             self.failure = error
+        finally:
+            self.held.set()  # a driver that failed before its hold holds nobody up
 
     def play_turn(self, ply: int) -> None:
         mover, other = self.seats[ply % 2], self.seats[1 - ply % 2]
@@ -231,9 +233,11 @@ def drive_until(drivers: list[GameDriver], turns: int, timeout: float = 30) -> l
         driver.hold_at = turns
     threads = run_drivers(drivers)
     deadline = time.monotonic() + timeout
-    for driver in drivers:
-        held = driver.held.wait(max(0.0, deadline - time.monotonic()))
-        assert held or driver.failure is not None, f"{driver.game} never reached turn {turns}"
-    for driver in drivers:
-        driver.released.set()
+    try:
+        for driver in drivers:
+            held = driver.held.wait(max(0.0, deadline - time.monotonic()))
+            assert held, f"{driver.game} never reached turn {turns}"
+    finally:
+        for driver in drivers:
+            driver.released.set()
     return threads

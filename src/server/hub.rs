@@ -100,6 +100,9 @@ struct Connection {
     address: IpAddr,
     /// The signed-in player's key.
     player: Option<String>,
+    /// Whether `welcome` went out: what is told to the player before it is not sent here, since
+    /// the welcome, made at delivery, has it already.
+    welcomed: bool,
 }
 
 struct Player {
@@ -336,6 +339,8 @@ impl Hub {
             if !self.to_announce.is_empty() {
                 let changes = std::mem::take(&mut self.to_announce);
                 if let Err(error) = self.store.announce(&changes).await {
+                    // Told again once the database is back (each entry may be told twice).
+                    self.to_announce.splice(0..0, changes);
                     self.failure.get_or_insert(error);
                 }
             }
@@ -378,6 +383,7 @@ impl Hub {
                     outbox,
                     address,
                     player: None,
+                    welcomed: false,
                 };
                 self.connections.insert(conn, connection);
             }
@@ -402,16 +408,19 @@ impl Hub {
                     }
                 }
             }
-            Event::Remote(Remote::Everything) => {
+            Event::Remote(Remote::Everything) => self.remote_everything = true,
+            Event::Remote(Remote::Listening) => {
                 self.remote_everything = true;
-                // What the others said while this process was not listening is lost.
-                self.elsewhere.clear();
+                // What the others said while this process was not listening is lost: they are
+                // asked again, and told again who is here (they may have taken it for dead).
+                self.elsewhere.told_before_reconnecting();
                 self.to_announce.push(Change::WhoIsHere);
+                self.announce_everyone_here();
             }
             Event::Remote(Remote::Alive(alive)) => {
-                for key in self.elsewhere.keep_alive(&alive) {
+                for (key, connected) in self.elsewhere.report_alive(&alive) {
                     if !self.players.contains_key(&key) {
-                        self.tell_presence(&key, false);
+                        self.tell_presence(&key, connected);
                     }
                 }
             }
@@ -894,6 +903,8 @@ impl Hub {
         self.healthy.store(true, Ordering::Relaxed);
         if lost {
             eprintln!("gokata serve: the database is back");
+            // The others may have taken this process for dead meanwhile.
+            self.announce_everyone_here();
         }
         true
     }
@@ -1172,6 +1183,9 @@ impl Hub {
         .to_json();
         self.send(conn, Outgoing::Text(text.into()));
         self.send(conn, Outgoing::SignedIn);
+        if let Some(connection) = self.connections.get_mut(&conn) {
+            connection.welcomed = true;
+        }
     }
 
     fn state_of<'a>(&self, live: &'a LiveGame) -> GameState<'a> {
@@ -1197,7 +1211,7 @@ impl Hub {
         Ok(self
             .stored_game(game_id)
             .await?
-            .map(|game| view(GameState::of(&game, 0))))
+            .map(|game| view(GameState::of(&game, 0).with_connected(|name| self.is_connected_name(name)))))
     }
 
     /// A finished game (or one another process started) from the store.
@@ -1462,7 +1476,13 @@ impl Hub {
             None => return,
         };
         for conn in connections {
-            self.send(conn, Outgoing::Text(text.clone()));
+            if self
+                .connections
+                .get(&conn)
+                .is_some_and(|connection| connection.welcomed)
+            {
+                self.send(conn, Outgoing::Text(text.clone()));
+            }
         }
     }
 

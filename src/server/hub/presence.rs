@@ -1,54 +1,114 @@
 //! Who is connected to the other processes on a shared database, as they told (`p:` entries
 //! of their notifications), so that a player's opponent can be told when the player goes and
-//! comes back wherever each is connected. A process that dies says nothing: its players count
-//! as gone once it is no longer seen alive.
+//! comes back wherever each is connected.
+//!
+//! What a process told counts while it is seen alive (the listener reports the processes alive
+//! every second): one that dies says nothing, and its players count as gone once it is no longer
+//! seen; one that was only out of sight for a while (its database connection lost) counts again
+//! when it is back. What was told before this process's listener lost its connection counts until
+//! the others have had time to say it again.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// Reports of the processes alive (about one a second) that a process may miss and still
+/// count again, and that what was told before a reconnection has to be told again in.
+const ABSENT_REPORTS_KEPT: u32 = 60;
+const RECONFIRM_REPORTS: u32 = 3;
 
 #[derive(Default)]
 pub struct Elsewhere {
-    /// By player key, the other processes the player is connected to.
-    processes: HashMap<String, HashSet<String>>,
+    /// By player key, the processes that said the player is connected to them, and whether
+    /// each said so since this process last began listening.
+    told: HashMap<String, HashMap<String, Confirmed>>,
+    /// The processes in the last report.
+    alive: HashSet<String>,
+    /// Reports each process has been missing from.
+    absent: HashMap<String, u32>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Confirmed {
+    Yes,
+    /// Told before this process's listener reconnected: dropped after this many more reports.
+    Until(u32),
 }
 
 impl Elsewhere {
+    /// Whether a process seen alive says the player is connected to it.
     pub fn is_connected(&self, key: &str) -> bool {
-        self.processes.contains_key(key)
+        self.told
+            .get(key)
+            .is_some_and(|processes| processes.keys().any(|process| self.alive.contains(process)))
     }
 
-    /// Notes what process `from` told of the player.
+    /// Notes what process `from` told of the player (which shows it alive, before the next
+    /// report of the processes alive says so).
     pub fn told(&mut self, key: &str, from: &str, here: bool) {
+        self.alive.insert(from.to_string());
+        self.absent.remove(from);
         if here {
-            self.processes
+            self.told
                 .entry(key.to_string())
                 .or_default()
-                .insert(from.to_string());
-        } else if let Some(processes) = self.processes.get_mut(key) {
+                .insert(from.to_string(), Confirmed::Yes);
+        } else if let Some(processes) = self.told.get_mut(key) {
             processes.remove(from);
             if processes.is_empty() {
-                self.processes.remove(key);
+                self.told.remove(key);
             }
         }
     }
 
-    /// Forgets the processes not in `alive`; the keys of the players this leaves connected
-    /// nowhere else.
-    pub fn keep_alive(&mut self, alive: &[String]) -> Vec<String> {
-        let mut gone = Vec::new();
-        self.processes.retain(|key, processes| {
-            processes.retain(|process| alive.contains(process));
-            if processes.is_empty() {
-                gone.push(key.clone());
-            }
+    /// The processes alive now; the players whose connectedness this changed, and how.
+    pub fn report_alive(&mut self, alive: &[String]) -> Vec<(String, bool)> {
+        let before = self.connected_keys();
+        self.alive = alive.iter().cloned().collect();
+        for process in alive {
+            self.absent.remove(process);
+        }
+        let processes: HashSet<String> = self.told.values().flat_map(|p| p.keys().cloned()).collect();
+        for process in processes.difference(&self.alive) {
+            *self.absent.entry(process.clone()).or_default() += 1;
+        }
+        let absent = &self.absent;
+        self.told.retain(|_, processes| {
+            processes.retain(|process, confirmed| {
+                let long_gone = absent.get(process).is_some_and(|&n| n > ABSENT_REPORTS_KEPT);
+                let unconfirmed = match confirmed {
+                    Confirmed::Yes => false,
+                    Confirmed::Until(0) => true,
+                    Confirmed::Until(left) => {
+                        *left -= 1;
+                        false
+                    }
+                };
+                !long_gone && !unconfirmed
+            });
             !processes.is_empty()
         });
-        gone
+        self.absent.retain(|_, &mut n| n <= ABSENT_REPORTS_KEPT);
+        let after = self.connected_keys();
+        let gone = before.difference(&after).map(|key| (key.clone(), false));
+        let back = after.difference(&before).map(|key| (key.clone(), true));
+        gone.chain(back).collect()
     }
 
-    /// Forgets everything (what was told while this process was not listening is lost; the
-    /// others are asked again).
-    pub fn clear(&mut self) {
-        self.processes.clear();
+    /// This process's listener reconnected: what was told may be out of date. It counts until
+    /// told again (the others are asked) or for a few more reports, then goes.
+    pub fn told_before_reconnecting(&mut self) {
+        for processes in self.told.values_mut() {
+            for confirmed in processes.values_mut() {
+                *confirmed = Confirmed::Until(RECONFIRM_REPORTS);
+            }
+        }
+    }
+
+    fn connected_keys(&self) -> BTreeSet<String> {
+        self.told
+            .keys()
+            .filter(|key| self.is_connected(key))
+            .cloned()
+            .collect()
     }
 }
 
@@ -56,20 +116,65 @@ impl Elsewhere {
 mod tests {
     use super::*;
 
+    fn alive(processes: &[&str]) -> Vec<String> {
+        processes.iter().map(|p| p.to_string()).collect()
+    }
+
     #[test]
-    fn a_player_is_connected_elsewhere_until_every_process_says_gone_or_dies() {
+    fn a_player_is_connected_elsewhere_while_a_live_process_says_so() {
         let mut elsewhere = Elsewhere::default();
+        assert!(elsewhere.report_alive(&alive(&["x", "y"])).is_empty());
         elsewhere.told("bob", "x", true);
         elsewhere.told("bob", "y", true);
         elsewhere.told("bob", "x", false);
         assert!(elsewhere.is_connected("bob"));
-        elsewhere.told("al", "x", true);
-        assert_eq!(elsewhere.keep_alive(&["x".to_string()]), vec!["bob".to_string()]);
+        elsewhere.told("bob", "y", false);
         assert!(!elsewhere.is_connected("bob"));
-        assert!(elsewhere.is_connected("al"));
-        elsewhere.told("al", "x", false);
-        assert!(!elsewhere.is_connected("al"));
         elsewhere.told("al", "z", false);
         assert!(!elsewhere.is_connected("al"));
+        elsewhere.told("al", "new", true);
+        assert!(elsewhere.is_connected("al"), "a process that tells is alive");
+    }
+
+    #[test]
+    fn a_process_out_of_sight_counts_again_when_back_and_is_forgotten_if_it_stays_away() {
+        let mut elsewhere = Elsewhere::default();
+        elsewhere.report_alive(&alive(&["x", "y"]));
+        elsewhere.told("bob", "x", true);
+        elsewhere.told("al", "y", true);
+        assert_eq!(
+            elsewhere.report_alive(&alive(&["y"])),
+            vec![("bob".to_string(), false)]
+        );
+        assert!(!elsewhere.is_connected("bob"));
+        assert_eq!(
+            elsewhere.report_alive(&alive(&["x", "y"])),
+            vec![("bob".to_string(), true)]
+        );
+        for _ in 0..=ABSENT_REPORTS_KEPT {
+            elsewhere.report_alive(&alive(&["y"]));
+        }
+        assert!(elsewhere.report_alive(&alive(&["x", "y"])).is_empty());
+        assert!(!elsewhere.is_connected("bob"));
+        assert!(elsewhere.is_connected("al"));
+    }
+
+    #[test]
+    fn after_a_reconnection_what_is_not_told_again_goes_and_nothing_else_changes() {
+        let mut elsewhere = Elsewhere::default();
+        elsewhere.report_alive(&alive(&["x"]));
+        elsewhere.told("bob", "x", true);
+        elsewhere.told("al", "x", true);
+        elsewhere.told_before_reconnecting();
+        elsewhere.told("al", "x", true);
+        for _ in 0..RECONFIRM_REPORTS {
+            assert!(elsewhere.report_alive(&alive(&["x"])).is_empty());
+            assert!(elsewhere.is_connected("bob"));
+        }
+        assert_eq!(
+            elsewhere.report_alive(&alive(&["x"])),
+            vec![("bob".to_string(), false)]
+        );
+        assert!(elsewhere.is_connected("al"));
     }
 }

@@ -34,8 +34,12 @@ pub enum Remote {
         from: String,
         changes: Vec<Change>,
     },
-    /// Anything may have changed (notifications were missed): read every live game.
+    /// Anything may have changed (a newer process said what this one does not know): read
+    /// every live game.
     Everything,
+    /// The listener (re)connected: what was told while it was not listening is lost, games and
+    /// who is connected where.
+    Listening,
     /// The processes alive now: the players connected to any other are gone.
     Alive(Vec<String>),
 }

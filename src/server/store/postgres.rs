@@ -84,6 +84,7 @@ struct Statements {
     withdraw_dead_seeks: Statement,
     oldest_fitting_seek: Statement,
     add_seek: Statement,
+    take_seek: Statement,
     turns: Statement,
     finish: Statement,
     new_game: Statement,
@@ -399,7 +400,7 @@ impl PostgresStore {
             client.query_opt(&statements.oldest_fitting_seek, &[&size, &color]),
         )
         .await;
-        let read = || -> Result<Option<Seek>, StoreError> {
+        let read = || -> Result<Option<(i64, Seek)>, StoreError> {
             begun?;
             locked?;
             own_withdrawn?;
@@ -407,19 +408,22 @@ impl PostgresStore {
             let Some(row) = waiting? else {
                 return Ok(None);
             };
-            let color: String = row.get(1);
-            Ok(Some(Seek {
-                name: row.get(0),
+            let color: String = row.get(2);
+            let id: i64 = row.get(0);
+            let color = SeekColor::from_name(&color)
+                .ok_or_else(|| StoreError::Corrupt(format!("a seek of colour {color:?}")))?;
+            let waiting = Seek {
+                name: row.get(1),
                 size: seek.size,
-                color: SeekColor::from_name(&color)
-                    .ok_or_else(|| StoreError::Corrupt(format!("a seek of colour {color:?}")))?,
-            }))
+                color,
+            };
+            Ok(Some((id, waiting)))
         };
         let waiting_seek = match read() {
             Ok(waiting_seek) => waiting_seek,
             Err(error) => return Err(roll_back(client, error).await),
         };
-        let Some(waiting_seek) = waiting_seek else {
+        let Some((waiting_id, waiting_seek)) = waiting_seek else {
             let (stored, committed) = join(
                 client.execute(&statements.add_seek, &[&seek.name, &size, &color, &self.instance]),
                 client.batch_execute("COMMIT"),
@@ -429,11 +433,12 @@ impl PostgresStore {
             committed?;
             return Ok(None);
         };
-        let waiting_name = waiting_seek.name.clone();
         let game = new_game(pair(seek, waiting_seek, auth::coin));
         let told = notification::payloads(&self.instance, &[Change::Game(game.id.clone())]);
         let (taken, stored, notified, committed) = join4(
-            client.execute(&statements.withdraw_seek, &[&waiting_name]),
+            // Locked by the read: its player's seek through another process waits for this
+            // commit (and then finds it gone), rather than being taken in its place.
+            client.execute(&statements.take_seek, &[&waiting_id]),
             apply(client, statements, &Write::NewGame(game.clone()), false),
             notify(client, &statements.notify, &told),
             client.batch_execute("COMMIT"),
@@ -637,14 +642,15 @@ async fn prepare(client: &Client) -> Result<Statements, StoreError> {
             .await?,
         oldest_fitting_seek: client
             .prepare(
-                "SELECT player, color FROM seeks
+                "SELECT id, player, color FROM seeks
                  WHERE size = $1 AND ($2 = 'any' OR color = 'any' OR color <> $2)
-                 ORDER BY id LIMIT 1",
+                 ORDER BY id LIMIT 1 FOR UPDATE",
             )
             .await?,
         add_seek: client
             .prepare("INSERT INTO seeks (player, size, color, instance) VALUES ($1, $2, $3, $4)")
             .await?,
+        take_seek: client.prepare("DELETE FROM seeks WHERE id = $1").await?,
         turns: client
             .prepare(
                 "WITH claimed AS (
@@ -839,7 +845,7 @@ pub struct Listener {
 
 impl Listener {
     /// Sends what changed until `changes` closes. After each (re)connection it sends
-    /// [`Remote::Everything`]: what was notified while it was not listening is lost.
+    /// [`Remote::Listening`]: what was notified while it was not listening is lost.
     pub async fn run(self, changes: mpsc::Sender<Remote>) {
         let mut wait = Duration::from_millis(50);
         while !changes.is_closed() {
@@ -871,7 +877,7 @@ impl Listener {
             driver.abort();
             return false;
         }
-        if changes.send(Remote::Everything).await.is_err() {
+        if changes.send(Remote::Listening).await.is_err() {
             driver.abort();
             return true;
         }
