@@ -11,8 +11,8 @@ The page's testable hooks: every intersection carries ``data-point`` (kata form,
 ``data-stone`` (``black``, ``white``, ``empty``); the last move also ``data-last``; the controls
 have the ids ``name``, ``token``, ``signin``, ``size``, ``color``, ``seek``, ``cancel``,
 ``pass``, ``resign``, ``status``, ``result``, ``error`` and ``player``; beside the board,
-``black-name``, ``black-captures``, ``black-passed`` (and white's), ``clock`` and
-``move-number``; the player's own token is ``my-token``.
+``black-name``, ``black-captures``, ``black-passed``, ``black-gone`` (and white's), ``clock``
+and ``move-number``; the player's own token is ``my-token``.
 
 A missing Chromium, chromedriver or server fails these tests; it never skips them. When the
 environment variable ``GOKATA_SCREENSHOT_DIR`` is set, the screenshots of the finished game are
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 import shutil
 import time
 import urllib.request
@@ -404,9 +405,14 @@ def expected_seats(state: Frame) -> Seats:
     return words[0], words[1], [] if passed is None else [passed], f"Move {len(state['moves'])}"
 
 
-def shows(page: Page, state: Frame) -> tuple[list[str], list[str], str, Seats]:
-    """What the page shows of a game: board, last move, status, and beside the board."""
-    return page.board(state["size"]), page.last(), page.text("status"), seats(page)
+def shows(page: Page, state: Frame, comebacks: bool = False) -> tuple[list[str], list[str], str, Seats]:
+    """What the page shows of a game: board, last move, status, and beside the board; if
+    ``comebacks``, the status without the players' returns it tells of (a page that reconnected
+    before the other is told of the other's return, until the next turn)."""
+    status = page.text("status")
+    if comebacks:
+        status = re.sub(r"^(\S+ is back\. )+", "", status)
+    return page.board(state["size"]), page.last(), status, seats(page)
 
 
 def expected_view(state: Frame, color: Optional[str]) -> tuple[list[str], list[str], str, Seats]:
@@ -424,12 +430,15 @@ def wait_turns(server: ServerProcess, game: str, turns: int, timeout: float = WA
     return game_state(server, game)
 
 
-def in_step(server: ServerProcess, game: str, pages: dict[str, Page], turns: int, timeout: float = WAIT) -> Frame:
-    """Both pages show the server's board after ``turns`` turns, its last move and whose turn."""
+def in_step(
+    server: ServerProcess, game: str, pages: dict[str, Page], turns: int, timeout: float = WAIT, comebacks: bool = False
+) -> Frame:
+    """Both pages show the server's board after ``turns`` turns, its last move and whose turn
+    (but for returns told of, if ``comebacks``)."""
     state = wait_turns(server, game, turns, timeout)
     for color, page in pages.items():
         eventually(
-            lambda: shows(page, state),
+            lambda: shows(page, state, comebacks),
             expected_view(state, color),
             timeout,
             what=f"the {color} page after {turns} turns",
@@ -1018,8 +1027,9 @@ def test_the_pages_survive_a_server_crash_and_resend_a_click_made_meanwhile(
         bob.click("4D")  # the server is down: the page keeps the turn
         time.sleep(0.5)
         server.restart()  # same port, same database
-        # The pages retry with back-off (at most 8 s apart): give them time to come back.
-        state = in_step(server, game, pages, 2, timeout=30)
+        # The pages retry with back-off (at most 8 s apart): give them time to come back. The
+        # first back may see the other come back after it.
+        state = in_step(server, game, pages, 2, timeout=30, comebacks=True)
         assert state["moves"] == ["5E", "4D"], "the click was played once"
         alice.click("3C")
         state = in_step(server, game, pages, 3)
@@ -1028,10 +1038,89 @@ def test_the_pages_survive_a_server_crash_and_resend_a_click_made_meanwhile(
             page.assert_clean_but_reconnects()
 
 
+def gone(page: Page) -> list[str]:
+    """The colours the page marks as having left the server."""
+    return [color for color in ("black", "white") if page.shown(f"{color}-gone")]
+
+
+def test_the_opponent_leaving_and_coming_back_is_shown(server: ServerProcess, browsers: Callable[[str], Page]) -> None:
+    """A player's page goes away: the opponent's page marks the player as gone, beside the
+    name and in the status line, as does a spectator's; the player is back: told, until the
+    next turn. A page loaded while the opponent is away shows it from the game's state."""
+    url = url_of(server)
+    alice_name, bob_name = fresh_name("here"), fresh_name("there")
+    alice, bob, watcher = browsers(url), browsers(url), browsers(url)
+    for page, name in ((alice, alice_name), (bob, bob_name)):
+        page.open()
+        page.sign_in(name)
+    alice.seek(9, "black")
+    contains(lambda: alice.text("status"), "Waiting for an opponent")
+    bob.seek(9, "white")
+    contains(lambda: alice.text("status"), "Your move (black).")
+    game = alice.stored("gokata.game")
+    assert game is not None
+    watcher.open(f"#game={game}")
+    watching = f"You are watching: {alice_name} (black) against {bob_name} (white)"
+    contains(lambda: watcher.text("status"), watching)
+    assert [gone(page) for page in (alice, bob, watcher)] == [[], [], []]
+    assert game_state(server, game)["connected"] == {"black": True, "white": True}
+
+    # Bob's tab goes to another address (the page may be kept, frozen, to come back to).
+    bob.driver.get("about:blank")
+    for page in (alice, watcher):
+        eventually(lambda: gone(page), ["white"], what="bob marked as gone")
+    assert game_state(server, game)["connected"] == {"black": True, "white": False}
+    assert alice.text("white-gone") == "left"
+    assert alice.text("status") == f"{bob_name} left the game; the clock runs on. Your move (black)."
+    assert watcher.text("status").startswith(f"{bob_name} left the game; the clock runs on. {watching}")
+    alice.click("5E")  # play goes on, and bob's clock runs
+    eventually(
+        lambda: alice.text("status"),
+        f"{bob_name} left the game; the clock runs on. Waiting for {bob_name} (white) to move.",
+        what="alice's move played",
+    )
+    assert alice.text("clock").startswith("White: ")
+
+    bob.driver.back()
+    eventually(
+        lambda: alice.text("status"), f"{bob_name} is back. Waiting for {bob_name} (white) to move.", what="bob back"
+    )
+    assert gone(alice) == []
+    eventually(lambda: bob.text("status"), "Your move (white).", what="bob's page after coming back")
+    assert bob.stones()["5E"] == "black" and gone(bob) == []
+    until(lambda: not gone(watcher), what="bob back for the spectator")
+    contains(lambda: watcher.text("status"), f"{bob_name} is back. {watching}")
+
+    # Alice leaves; bob's page, loaded again meanwhile, shows her gone from the game's state.
+    alice.driver.get("about:blank")
+    eventually(lambda: gone(bob), ["black"], what="alice marked as gone")
+    assert game_state(server, game)["connected"] == {"black": False, "white": True}
+    bob.driver.refresh()
+    eventually(
+        lambda: bob.text("status"),
+        f"{alice_name} left the game; the clock runs on. Your move (white).",
+        what="alice gone, on the page loaded again",
+    )
+    assert gone(bob) == ["black"]
+    alice.open()
+    eventually(lambda: bob.text("status"), f"{alice_name} is back. Your move (white).", what="alice back")
+    assert gone(bob) == []
+    eventually(lambda: alice.text("status"), f"Waiting for {bob_name} (white) to move.", what="alice's page again")
+    assert gone(alice) == []
+    until(lambda: not gone(watcher), what="both back for the spectator")
+    assert game_state(server, game)["connected"] == {"black": True, "white": True}
+    # The next turn puts the notices away.
+    bob.click("4D")
+    eventually(lambda: bob.text("status"), f"Waiting for {alice_name} (black) to move.", what="bob's move played")
+    until(lambda: watcher.text("status").startswith(watching), what="the spectator's notice put away")
+    for page in (alice, bob, watcher):
+        page.assert_clean()
+
+
 VIEWPORTS = {"1280x800": (1280, 800, False), "1366x768": (1366, 768, False), "390x844 phone": (390, 844, True)}
-IN_VIEW = ("board", "status", "black-name", "white-name", "white-passed", "clock", "pass", "resign")
+IN_VIEW = ("board", "status", "black-name", "white-name", "white-passed", "white-gone", "clock", "pass", "resign")
 """What a player must see without scrolling while playing: the board, whose turn it is, both
-names, the opponent's pass, the clock, Pass and Resign."""
+names, the opponent's pass and absence, the clock, Pass and Resign."""
 
 
 def long_name(prefix: str) -> str:
@@ -1058,10 +1147,15 @@ def test_the_game_fits_the_window_on_laptops_and_phones(
             contains(lambda: page.text("status"), "Your move (black).")
             page.click(f"{size}A")
             assert opponent.wire.expect("played")["point"] == f"{size}A"
-            # A pass: the longest status line, and a mark beside the board.
+            # A pass, then the opponent leaves: the longest status line, and two marks beside the board.
             opponent.wire.send({"type": "pass", "game": game, "ply": 1})
             assert opponent.wire.expect("played")["point"] is None
-            contains(lambda: page.text("status"), "passed: if you pass too, the game ends. Your move (black).")
+            opponent.wire.close()
+            eventually(
+                lambda: page.text("status"),
+                f"{opponent.name} left the game; the clock runs on. "
+                f"White ({opponent.name}) passed: if you pass too, the game ends. Your move (black).",
+            )
             for label, (width, height, phone) in VIEWPORTS.items():
                 page.set_viewport(width, height, phone)
                 until(lambda: page.text("clock") != "", what="the clock")
@@ -1071,6 +1165,7 @@ def test_the_game_fits_the_window_on_laptops_and_phones(
                 # Large: as wide as a phone allows, most of a laptop's height.
                 least = 0.9 * width if phone else 0.75 * height
                 assert board["width"] >= least, f"a board of {board['width']} px at {label}"
+            opponent = sign_in(server, opponent.name, opponent.token)
             opponent.wire.send({"type": "resign", "game": game})
             assert opponent.wire.expect("over")["reason"] == "resign"
             contains(lambda: page.text("result"), "wins by resignation")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import signal
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -344,6 +345,37 @@ def test_a_game_that_ended_while_away_can_be_fetched(server: ServerProcess) -> N
                 with pytest.raises(NotYourGameError) as not_mine:
                     back.fetch_game(their_game.id)
                 assert their_game.id in str(not_mine.value)
+
+
+def eventually(condition: Callable[[], bool], what: str, timeout: float = 10) -> None:
+    """Waits until ``condition()`` holds (the client's reader thread updates the games)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"after {timeout} s, still not {what}"
+        time.sleep(0.01)
+
+
+def test_the_opponent_leaving_and_coming_back_is_seen(server: ServerProcess) -> None:
+    black, white, game, theirs = pair(server.ws_url)
+    black_token, white_token = black.token, white.token
+    assert black_token is not None and white_token is not None
+    with black:
+        for view in (game, theirs):
+            assert view.connected == {"black": True, "white": True} and view.opponent_connected
+        white.close()
+        eventually(lambda: not game.opponent_connected, "told that white left")
+        assert game.connected == {"black": True, "white": False}
+    # Black comes back while white is away: the game's state at sign-in says so.
+    with connect(server.ws_url, black.name, black_token) as black_again:
+        mine = black_again.game(game.id)
+        assert mine.connected == {"black": True, "white": False} and not mine.opponent_connected
+        with connect(server.ws_url, white.name, white_token) as white_again:
+            eventually(lambda: mine.opponent_connected, "told that white is back")
+            assert mine.connected == {"black": True, "white": True}
+            returned = white_again.game(game.id)
+            assert returned.connected == {"black": True, "white": True} and returned.opponent_connected
+            returned.resign()
+            assert mine.result(timeout=10).reason == "resign"
 
 
 def test_a_seek_that_times_out_is_withdrawn(server: ServerProcess) -> None:

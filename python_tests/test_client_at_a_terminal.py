@@ -235,3 +235,29 @@ def test_quit_withdraws_a_seek_at_once(server: ServerProcess, tmp_path: Path) ->
     with connect(server.ws_url, unique("late")) as late:
         with pytest.raises(TimeoutError):
             late.seek(13, "any", timeout=0.5)  # nobody seeks any more
+
+
+def test_the_opponent_leaving_and_coming_back_is_told(server: ServerProcess, tmp_path: Path) -> None:
+    me = unique("term")
+    with Terminal(server.ws_url, me, tmp_path, "--color", "black") as terminal:
+        them, game = opponent(terminal, server.ws_url, "white")
+        token = them.token
+        assert token is not None
+        terminal.expect(r"Black to play \(turn 1\)")
+        them.close()
+        terminal.expect_line(f"{them.name} left (the clock runs on).")
+        with connect(server.ws_url, them.name, token):
+            terminal.expect_line(f"{them.name} is back.")
+        terminal.expect_line(f"{them.name} left (the clock runs on).")
+        terminal.types("quit\n")
+        terminal.expect(rf"Left game {game.id}, which goes on\.")
+        assert terminal.finish() == 0
+    # Back at the terminal while the opponent is still away: told with the game, then their return.
+    with Terminal(server.ws_url, me, tmp_path) as terminal:
+        terminal.expect_line(f"Continuing game {game.id}.")
+        terminal.expect_line(f"{them.name} is not connected (the clock runs on).")
+        with connect(server.ws_url, them.name, token) as back:
+            terminal.expect_line(f"{them.name} is back.")
+            back.game(game.id).resign()
+            terminal.expect_line("White resigns.")
+            assert terminal.finish() == 0

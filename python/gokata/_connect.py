@@ -76,6 +76,7 @@ class ConnectSession:
         self.game: RemoteGame | None = None  # the game being played
         self.seeking = False
         self.connected = True  # as last reported
+        self.opponent_connected = True  # as last reported
 
     def run(self) -> None:
         """Plays until the game ends, ``quit`` or the end of the input. Raises ServerError if
@@ -248,6 +249,9 @@ class ConnectSession:
         )
         if self.shown == game.move_number and not game.is_over:
             self.say(str(game).rstrip("\n"))  # else the turns played since are told first
+        self.opponent_connected = game.opponent_connected or game.is_over
+        if not self.opponent_connected:
+            self.say(f"{game.opponent} is not connected (the clock runs on).")
 
     def next_line(self, wanted: bool) -> str | None:
         """A line typed, if ``wanted`` and one comes within a tick; else ``None`` after the
@@ -317,9 +321,19 @@ class ConnectSession:
             self.say(_describe(played))
         if any(played.point is not None for played in new):
             self.say(str(game).rstrip("\n"))
+        if not over:
+            self.report_opponent(game)
         if not over and not self.screen.status_shown:
             self.say_turn(game)
         return over
+
+    def report_opponent(self, game: RemoteGame) -> None:
+        """Says when the opponent leaves the server and when they are back."""
+        connected = game.opponent_connected
+        if connected == self.opponent_connected:
+            return
+        self.opponent_connected = connected
+        self.say(f"{game.opponent} is back." if connected else f"{game.opponent} left (the clock runs on).")
 
     def results(self, player: Player, game: RemoteGame) -> None:
         over = game.over

@@ -328,6 +328,7 @@ class RemoteGame:
         self._to_move = "black"
         self._deadline: float | None = None  # time.monotonic() when the player to move runs out
         self._over: Over | None = None
+        self._connected = {"black": True, "white": True}  # as the server last said
         self._pending: _Request | None = None  # my turn or resignation in flight
         self._syncing: _Request | None = None
         self._requests = threading.Lock()  # one request of this game at a time
@@ -429,6 +430,20 @@ class RemoteGame:
             if self._over is not None or self._deadline is None:
                 return None
             return max(0, round((self._deadline - time.monotonic()) * 1000))
+
+    @property
+    def connected(self) -> dict[str, bool]:
+        """Whether each player, by colour (``{"black": True, "white": False}``), has a connection
+        to the server, as the server last said while the game was on (its state, then a
+        ``presence`` frame at each change). A player who left has a clock that runs on."""
+        with self._player._cond:
+            return dict(self._connected)
+
+    @property
+    def opponent_connected(self) -> bool:
+        """Whether my opponent has a connection to the server (see :attr:`connected`)."""
+        with self._player._cond:
+            return self._connected[_other(self.color)]
 
     @property
     def deadline(self) -> float | None:
@@ -577,6 +592,10 @@ class RemoteGame:
         self._to_move = to_move
         remaining = _opt(state, "remaining_ms", int)
         self._deadline = None if remaining is None else time.monotonic() + remaining / 1000
+        connected = state.get("connected")  # only while the game is on
+        if isinstance(connected, dict):
+            for color in ("black", "white"):
+                self._connected[color] = _get(connected, color, bool)
         if _get(state, "status", str) == "over":
             self._over = Over(
                 self.id,
@@ -648,6 +667,12 @@ class RemoteGame:
         )
         self._deadline = None
         self._check_pending()
+
+    def _on_presence(self, frame: Frame) -> None:
+        color = _get(frame, "color", str)
+        if color not in self._connected:
+            raise ValueError(f"field 'color' of a 'presence' frame is {color!r}")
+        self._connected[color] = _get(frame, "connected", bool)
 
     def _on_error(self, error: ServerError) -> bool:
         for request in (self._pending, self._syncing):
@@ -1125,6 +1150,9 @@ class Player:
             fetch = self._fetches.get(state_id) if isinstance(state_id, str) else None
             if kind == "state" and fetch is not None:
                 fetch.resolve(started)  # None: not my game
+        elif kind == "presence":
+            if game is not None:
+                game._on_presence(frame)
         elif kind == "seeking":
             pass
         elif kind == "cancelled":

@@ -61,6 +61,7 @@
   let audio = null; // made when the player turns the sound on (browsers want a click first)
   let pointer = "mouse"; // how the last press on the board was made: "mouse", "touch" or "pen"
   let ghost = null; // the point a tap chose, played by a second tap on it
+  let back = []; // the colours of the players who came back to the game shown, until the next turn
 
   // --- connection -------------------------------------------------------------------------
 
@@ -97,6 +98,20 @@
       retryTimer = setTimeout(connect, delay);
     };
   }
+
+  // A page left for another address may be kept, frozen, to come back to (the back-forward
+  // cache): its connection is closed, so that the server and the opponent know the player has
+  // gone, and opened again if the page is shown again.
+  window.addEventListener("pagehide", () => {
+    clearTimeout(retryTimer);
+    if (!socket) return;
+    socket.onclose = null;
+    socket.close();
+    socket = null;
+  });
+  window.addEventListener("pageshow", (event) => {
+    if (event.persisted && wanted) connect();
+  });
 
   function send(frame) {
     if (socket && socket.readyState === WebSocket.OPEN) {
@@ -162,6 +177,7 @@
       game.to_move = m.to_move;
       game.remaining_ms = m.remaining_ms;
       deadline = performance.now() + m.remaining_ms;
+      back = [];
       if (pending && pending.ply === m.ply) pending = null;
       showError("");
       render();
@@ -201,6 +217,14 @@
       showError(m.message);
       render();
     },
+    // The opponent left the server, or is back (a player hears only of the game's opponent).
+    presence(m) {
+      if (!game || m.game !== game.id || game.status !== "playing" || !game.connected) return;
+      const connected = { ...game.connected, [m.color]: m.connected };
+      noteComebacks(game.connected, connected);
+      game.connected = connected;
+      render();
+    },
     goodbye() {
       setStatus("The server is restarting: reconnecting…");
     },
@@ -212,6 +236,8 @@
   function showGame(state) {
     const fresh = !game || game.id !== state.id || game.size !== state.size;
     const moved = fresh || game.moves.length !== state.moves.length || state.status !== "playing";
+    if (moved || !state.connected) back = []; // a player's return is told until the next turn
+    if (!fresh && state.connected) noteComebacks(game.connected, state.connected);
     game = state;
     deadline = state.status === "playing" ? performance.now() + state.remaining_ms : null;
     if (state.status === "playing" && myColor()) localStorage.setItem("gokata.game", state.id);
@@ -244,6 +270,20 @@
     } catch {
       // The result stands without the records.
     }
+  }
+
+  // Who came back, from what the game said before (`connected` of the STATE, null if none) to
+  // what it says now; one who left again is no longer back.
+  function noteComebacks(before, after) {
+    for (const color of ["black", "white"]) {
+      if (!after[color]) back = back.filter((c) => c !== color);
+      else if (before && before[color] === false && !back.includes(color)) back.push(color);
+    }
+  }
+
+  // Whether the player of `color` has left the server while the game shown goes on.
+  function gone(color) {
+    return Boolean(game) && game.status === "playing" && Boolean(game.connected) && game.connected[color] === false;
   }
 
   function myColor() {
@@ -420,7 +460,7 @@
   const title = (word) => word[0].toUpperCase() + word.slice(1);
 
   function statusText() {
-    if (game && game.status === "playing") return passText() + (ghost ? ghostText() : turnText());
+    if (game && game.status === "playing") return presenceText() + passText() + (ghost ? ghostText() : turnText());
     if (!me && wanted) return `Signing in as ${wanted}…`;
     if (!me) return game ? "The game is over. Sign in to play." : "Sign in to play.";
     if (seeking) {
@@ -441,6 +481,12 @@
 
   function ghostText() {
     return `Play ${ghost}? Tap it again to play, or tap another point.`;
+  }
+
+  // A player who left has a clock that runs on: the opponent may wait, or play on.
+  function presenceText() {
+    const left = ["black", "white"].filter(gone).map((color) => `${game[color]} left the game; the clock runs on. `);
+    return left.join("") + back.map((color) => `${game[color]} is back. `).join("");
   }
 
   // Two passes end the game: a player must know that the last turn was one.
@@ -535,7 +581,8 @@
     audio.resume();
   }
 
-  // Both players beside the board: the one to move marked, their captures, a pass just made.
+  // Both players beside the board: the one to move marked, their captures, a pass just made,
+  // a player who left.
   function renderSeats() {
     const taken = captures();
     const passer = lastPasser();
@@ -543,6 +590,7 @@
       $(`${color}-name`).textContent = game[color];
       $(`${color}-captures`).textContent = plural(taken[color], "capture");
       $(`${color}-passed`).hidden = passer !== color;
+      $(`${color}-gone`).hidden = !gone(color);
       $(`seat-${color}`).classList.toggle("to-move", game.status === "playing" && game.to_move === color);
     }
     $("move-number").textContent = `Move ${game.moves.length}`;
