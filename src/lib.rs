@@ -4,6 +4,7 @@
 pub mod bot;
 pub mod corpus;
 pub mod engine;
+pub mod gtp;
 pub mod picture;
 pub mod puzzle;
 #[cfg(feature = "server")]

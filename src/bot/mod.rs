@@ -24,16 +24,42 @@ pub use threads::Candidate;
 use crate::engine::{area_score, Game, Point};
 use threads::Forest;
 
-/// How long the bot thinks about a move.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Budget {
+/// How long the bot thinks about a move: until the first limit given is reached (with
+/// neither, a single simulation).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Budget {
     /// Simulations in all threads together.
-    Playouts(u64),
-    Time(Duration),
+    pub playouts: Option<u64>,
+    pub time: Option<Duration>,
+}
+
+impl Budget {
+    pub fn playouts(count: u64) -> Budget {
+        Budget {
+            playouts: Some(count),
+            time: None,
+        }
+    }
+
+    pub fn time(time: Duration) -> Budget {
+        Budget {
+            playouts: None,
+            time: Some(time),
+        }
+    }
+
+    /// This budget with its time cut to at most `cap`.
+    pub fn capped(self, cap: Duration) -> Budget {
+        Budget {
+            time: Some(self.time.map_or(cap, |time| time.min(cap))),
+            ..self
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Settings {
+    /// Each move's, unless the time control asks for less.
     pub budget: Budget,
     /// At least 1.
     pub threads: usize,
@@ -73,24 +99,47 @@ impl Bot {
         self.settings
     }
 
-    /// The move for the side to move in `game` (the game is not changed). `stop` is asked
-    /// every few milliseconds whether to cut the search short.
-    pub fn genmove(&mut self, game: &Game, komi: f64, stop: &mut dyn FnMut() -> bool) -> Decision {
+    /// The move for the side to move in `game` (the game is not changed), searching for
+    /// `budget`, with the candidates it chose from (empty when it passed without a search).
+    /// It passes after a pass when that wins by area with every stone counted alive and no
+    /// opponent stone is left that it judges dead (so that a referee or an opponent judging
+    /// the dead stones differently cannot turn the result). In `cleanup` mode (KGS's
+    /// `kgs-genmove_cleanup`) it never resigns. `stop` is asked every few milliseconds whether
+    /// to cut the search short.
+    pub fn genmove(
+        &mut self,
+        game: &Game,
+        komi: f64,
+        budget: Budget,
+        cleanup: bool,
+        stop: &mut dyn FnMut() -> bool,
+    ) -> (Decision, Vec<Candidate>) {
         let to_move = game.to_move();
-        if game.last_turn_was_pass() && area_score(game.board(), komi).winner() == Some(to_move) {
-            return Decision::Pass;
-        }
-        let candidates = self.forest.search(game, komi, self.settings.budget, stop);
-        let Some(best) = candidates.first() else {
-            return Decision::Pass;
+        let wins_by_passing =
+            game.last_turn_was_pass() && area_score(game.board(), komi).winner() == Some(to_move);
+        let cleaned_up = || {
+            dead_stones(game, self.settings.seed)
+                .iter()
+                .all(|&p| game.board().stone(p) == Some(to_move))
         };
-        if best.mv == PASS {
-            return Decision::Pass;
+        if wins_by_passing && cleaned_up() {
+            return (Decision::Pass, Vec::new());
         }
-        if self.settings.resign && best.visits >= RESIGN_MIN_VISITS && best.win_rate < RESIGN_BELOW {
-            return Decision::Resign;
-        }
-        Decision::Play(best.mv)
+        let candidates = self.forest.search(game, komi, budget, stop);
+        let decision = match candidates.first() {
+            None => Decision::Pass,
+            Some(best) if best.mv == PASS => Decision::Pass,
+            Some(best)
+                if self.settings.resign
+                    && !cleanup
+                    && best.visits >= RESIGN_MIN_VISITS
+                    && best.win_rate < RESIGN_BELOW =>
+            {
+                Decision::Resign
+            }
+            Some(best) => Decision::Play(best.mv),
+        };
+        (decision, candidates)
     }
 
     /// Searches for `budget` more and returns the candidate moves, most visited first.

@@ -9,7 +9,7 @@ use super::playout::PASS;
 use super::search::{Root, Searcher};
 use super::tree::Tree;
 use super::Budget;
-use crate::engine::{Game, GameRecord, Point, Rng};
+use crate::engine::{Color, Game, GameRecord, Point, Rng};
 
 /// How often the calling thread asks its `stop` function while the workers search.
 const POLL: Duration = Duration::from_millis(2);
@@ -35,8 +35,8 @@ pub struct Candidate {
 
 pub struct Forest {
     trees: Vec<Tree>,
-    /// The game and komi the trees' roots stand for.
-    position: Option<(GameRecord, f64)>,
+    /// The game, side to move and komi the trees' roots stand for.
+    position: Option<(GameRecord, Color, f64)>,
     seed: u64,
     searches: u64,
 }
@@ -69,10 +69,12 @@ impl Forest {
             komi,
         };
         let threads = self.trees.len() as u64;
-        let (per_thread, deadline) = match budget {
-            Budget::Playouts(count) => (Some(count.div_ceil(threads)), None),
-            Budget::Time(time) => (None, Some(Instant::now() + time)),
+        let per_thread = match (budget.playouts, budget.time) {
+            (Some(count), _) => Some(count.div_ceil(threads).max(1)),
+            (None, Some(_)) => None,
+            (None, None) => Some(1),
         };
+        let deadline = budget.time.map(|time| Instant::now() + time);
         let cancelled = AtomicBool::new(false);
         self.searches += 1;
         let seeds: Vec<u64> = (0..threads)
@@ -119,22 +121,30 @@ impl Forest {
     /// last search if it was the same game, else new trees.
     fn follow(&mut self, game: &Game, komi: f64) {
         let record = game.record();
-        let played = self.position.as_ref().and_then(|(old, old_komi)| {
-            let same_game = *old_komi == komi
+        let to_move = game.to_move();
+        let played = self.position.as_ref().and_then(|(old, old_to_move, old_komi)| {
+            let same_start = *old_komi == komi
                 && old.start == record.start
                 && old.start_to_move == record.start_to_move
                 && old.start_ko == record.start_ko
                 && record.turns.len() >= old.turns.len()
                 && record.turns[..old.turns.len()] == old.turns[..];
-            same_game.then(|| record.turns[old.turns.len()..].to_vec())
+            let since = &record.turns[old.turns.len().min(record.turns.len())..];
+            // The moves since alternate from the side the trees were searched for.
+            let mut expected = *old_to_move;
+            let in_turn = since.iter().all(|turn| {
+                let ok = turn.color == expected && !turn.forced;
+                expected = expected.opponent();
+                ok
+            });
+            (same_start && in_turn && expected == to_move).then_some(since)
         });
         let board = game.board();
-        let threads = self.trees.len();
         match played {
-            Some(turns) if turns.iter().all(|t| t.color == t.previous_to_move && !t.forced) => {
+            Some(turns) => {
                 for tree in &mut self.trees {
                     let mut node = Some(0);
-                    for turn in &turns {
+                    for turn in turns {
                         let mv = turn.point.map_or(PASS, |(row, col)| board.point(row, col));
                         node = node.and_then(|n| tree.child_by_move(n, mv));
                     }
@@ -145,9 +155,9 @@ impl Forest {
                     };
                 }
             }
-            _ => self.trees = vec![Tree::new(); threads],
+            None => self.trees = vec![Tree::new(); self.trees.len()],
         }
-        self.position = Some((record, komi));
+        self.position = Some((record, to_move, komi));
     }
 
     /// The root's moves with every tree's statistics summed, most visited first.

@@ -80,6 +80,7 @@ impl Tree {
         }
     }
 
+    #[cfg(test)]
     pub fn root(&self) -> &Node {
         &self.nodes[0]
     }
