@@ -129,10 +129,11 @@ impl Engine {
         let [size] = args else {
             return Err("boardsize takes one size".into());
         };
-        let size: usize = size.parse().map_err(|_| "boardsize not an integer".to_string())?;
-        if !(1..=MAX_SIDE).contains(&size) {
-            return Err("unacceptable size".into());
-        }
+        let size: i64 = size.parse().map_err(|_| "boardsize not an integer".to_string())?;
+        let size = usize::try_from(size)
+            .ok()
+            .filter(|size| (1..=MAX_SIDE).contains(size))
+            .ok_or("unacceptable size")?;
         self.game = Game::new(size, size).map_err(|_| "unacceptable size".to_string())?;
         self.bot.clear();
         Ok(String::new())
