@@ -119,8 +119,9 @@ def score_margin(text: str) -> float:
 def play_game(black: GtpProcess, white: GtpProcess, size: int = 9, komi: float = 7.5, max_moves: int = 400) -> GameResult:
     """One game, black to move first. Each move is checked on a `gokata.Go` board and must
     be accepted by the other engine; raises `ProtocolError` if anything goes wrong. After two
-    passes both engines score; if they disagree, play goes on with ``kgs-genmove_cleanup``
-    (dead stones are captured before passing), as on KGS, and they score again."""
+    passes both engines score; if they disagree, or either finds dead stones, play goes on with
+    ``kgs-genmove_cleanup`` (dead stones are captured before passing), as on KGS, and they
+    score again."""
     engines = {"B": black, "W": white}
     for engine in engines.values():
         engine.send(f"boardsize {size}")
@@ -128,9 +129,8 @@ def play_game(black: GtpProcess, white: GtpProcess, size: int = 9, komi: float =
         engine.send(f"komi {komi}")
     game = _Game(Go(size), engines, size)
     resigned = game.play_until_two_passes("genmove", max_moves)
-    if resigned is None:
-        if len(game.score()) > 1:
-            resigned = game.play_until_two_passes("kgs-genmove_cleanup", max_moves)
+    if resigned is None and (len(game.score()) > 1 or any(game.dead.values())):
+        resigned = game.play_until_two_passes("kgs-genmove_cleanup", max_moves)
     result = GameResult("0", resigned, game.moves, seconds=game.seconds, genmoves=game.genmoves)
     if resigned is not None:
         result.winner = "W" if resigned == "B" else "B"
