@@ -12,6 +12,9 @@ use crate::engine::{area_score, default_max_moves, Board, Color, Point, Rng, MAX
 const EXPAND_VISITS: f32 = 2.0;
 /// The visits at which a node's own win rate and its AMAF one weigh the same (michi's 3500).
 const RAVE_EQUIVALENCE: f32 = 3500.0;
+/// Nodes all trees together may hold (28 bytes each: 224 MB): past it, leaves stay leaves, so
+/// that a long analysis does not take all the memory.
+pub const MAX_NODES: usize = 8_000_000;
 /// More than any padded point index.
 const POINT_SLOTS: usize = 1024;
 const _: () = assert!((MAX_SIDE + 2) * (MAX_SIDE + 1) < POINT_SLOTS);
@@ -30,6 +33,8 @@ pub struct Root {
 /// A search tree and what one thread needs to grow it.
 pub struct Searcher {
     pub tree: Tree,
+    /// This tree's share of [`MAX_NODES`].
+    max_nodes: usize,
     rng: Rng,
     scratch: Board,
     moves: Vec<(Point, Color)>,
@@ -39,9 +44,10 @@ pub struct Searcher {
 }
 
 impl Searcher {
-    pub fn new(tree: Tree, seed: u64, board: &Board) -> Searcher {
+    pub fn new(tree: Tree, seed: u64, board: &Board, max_nodes: usize) -> Searcher {
         Searcher {
             tree,
+            max_nodes,
             rng: Rng::new(seed),
             scratch: board.clone(),
             moves: Vec::new(),
@@ -61,7 +67,8 @@ impl Searcher {
         let mut game_over = false;
         loop {
             if !self.tree.nodes[node as usize].is_expanded() {
-                if node != 0 && self.tree.nodes[node as usize].simulations() < EXPAND_VISITS {
+                let full = self.tree.nodes.len() >= self.max_nodes;
+                if node != 0 && (full || self.tree.nodes[node as usize].simulations() < EXPAND_VISITS) {
                     break;
                 }
                 let children = priors::children(&mut self.scratch, color, last);
@@ -162,7 +169,7 @@ mod tests {
     fn visits_add_up_and_the_search_finds_the_capture_that_wins() {
         // Black to move takes the three white stones in atari at (2, 4).
         let root = root(".....\n.xxx.\nxooo.\n.xxx.\n.....", Color::Black, 0.5);
-        let mut searcher = Searcher::new(Tree::new(), 3, &root.board);
+        let mut searcher = Searcher::new(Tree::new(), 3, &root.board, MAX_NODES);
         for _ in 0..2000 {
             searcher.simulate(&root);
         }
@@ -182,10 +189,26 @@ mod tests {
     }
 
     #[test]
+    fn a_full_tree_stops_growing_and_the_search_goes_on() {
+        let root = root(&".........\n".repeat(9), Color::Black, 7.5);
+        let mut searcher = Searcher::new(Tree::new(), 1, &root.board, 200);
+        for _ in 0..500 {
+            searcher.simulate(&root);
+        }
+        // The root's 81 children, then one more node's at most, past the cap.
+        assert!(
+            searcher.tree.nodes.len() <= 200 + 81,
+            "{}",
+            searcher.tree.nodes.len()
+        );
+        assert_eq!(searcher.tree.nodes[0].visits, 500.0);
+    }
+
+    #[test]
     fn a_seed_gives_the_same_tree() {
         let root = root(&".........\n".repeat(9), Color::Black, 7.5);
         let grow = |seed| {
-            let mut searcher = Searcher::new(Tree::new(), seed, &root.board);
+            let mut searcher = Searcher::new(Tree::new(), seed, &root.board, MAX_NODES);
             for _ in 0..300 {
                 searcher.simulate(&root);
             }

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::playout::PASS;
-use super::search::{Root, Searcher};
+use super::search::{Root, Searcher, MAX_NODES};
 use super::tree::Tree;
 use super::Budget;
 use crate::engine::{Color, Game, GameRecord, Point, Rng};
@@ -80,6 +80,7 @@ impl Forest {
         let seeds: Vec<u64> = (0..threads)
             .map(|t| Rng::new(self.seed ^ self.searches.rotate_left(32) ^ t).next_u64())
             .collect();
+        let max_nodes = MAX_NODES / self.trees.len();
         let trees = std::mem::take(&mut self.trees);
         self.trees = std::thread::scope(|scope| {
             let workers: Vec<_> = trees
@@ -88,7 +89,7 @@ impl Forest {
                 .map(|(tree, seed)| {
                     let (root, cancelled) = (&root, &cancelled);
                     scope.spawn(move || {
-                        let mut searcher = Searcher::new(tree, seed, &root.board);
+                        let mut searcher = Searcher::new(tree, seed, &root.board, max_nodes);
                         let mut done = 0u64;
                         while per_thread.is_none_or(|limit| done < limit)
                             && !cancelled.load(Ordering::Relaxed)
@@ -189,7 +190,7 @@ impl Forest {
             })
             .collect();
         // Stable: equals stay in the first tree's order.
-        candidates.sort_by(|a, b| b.visits.cmp(&a.visits));
+        candidates.sort_by_key(|c| std::cmp::Reverse(c.visits));
         candidates
     }
 

@@ -188,3 +188,47 @@ impl Session {
         output.write_all(format!("play {played}\n\n").as_bytes())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session(input: &str) -> (String, Ending) {
+        let settings = Settings {
+            budget: Budget::playouts(30),
+            threads: 1,
+            seed: 1,
+            resign: true,
+        };
+        let mut output = Vec::new();
+        let ending = run(
+            io::Cursor::new(input.as_bytes().to_vec()),
+            &mut output,
+            Box::new(io::sink()),
+            settings,
+            &mut || false,
+        )
+        .expect("a Vec takes every write");
+        (String::from_utf8(output).expect("UTF-8 replies"), ending)
+    }
+
+    #[test]
+    fn replies_come_in_order_and_quit_ends_the_session() {
+        let (output, ending) = session("1 name\n\n2 bogus\n3 quit\n4 name\n");
+        assert_eq!(output, "=1 gokata\n\n?2 unknown command\n\n=3\n\n");
+        assert_eq!(ending, Ending::Quit);
+        let (output, ending) = session("boardsize 5\ngenmove b\n");
+        assert!(
+            output.starts_with("=\n\n= ") && output.ends_with("\n\n"),
+            "{output:?}"
+        );
+        assert_eq!(ending, Ending::EndOfInput);
+    }
+
+    #[test]
+    fn an_analysis_cut_short_by_the_end_of_the_input_still_ends_its_reply() {
+        let (output, _) = session("boardsize 5\nlz-analyze 5\n");
+        assert!(output.starts_with("=\n\n=\ninfo move "), "{output:?}");
+        assert!(output.ends_with("\n\n"), "{output:?}");
+    }
+}
