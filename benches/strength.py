@@ -26,6 +26,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python_tests"))
 from gtp_referee import GameResult, GtpProcess, gnugo, play_game  # noqa: E402
 
 
+OPPONENT = "GNU Go"
+"""The opponent's name in a result; the same for any ``--opponent``."""
+
+
 def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
     """The 95% Wilson score interval of a win rate."""
     if games == 0:
@@ -41,7 +45,10 @@ def one_game(number: int, args: argparse.Namespace) -> tuple[str, GameResult]:
     gokata_argv = [*shlex.split(args.gokata), "gtp", "--playouts", str(args.playouts), "--threads", str(args.threads)]
     gokata_argv += ["--seed", str(args.first_seed + number)]
     gokata = GtpProcess(gokata_argv, "gokata")
-    opponent = gnugo(args.level, args.first_seed + number)
+    if args.opponent:
+        opponent = GtpProcess([*shlex.split(args.opponent), "--seed", str(args.first_seed + number)], OPPONENT)
+    else:
+        opponent = gnugo(args.level, args.first_seed + number)
     try:
         if number % 2 == 0:
             return "B", play_game(gokata, opponent, args.size, args.komi)
@@ -62,10 +69,15 @@ def main() -> int:
     parser.add_argument("--komi", type=float, default=7.5)
     parser.add_argument("--first-seed", type=int, default=1)
     parser.add_argument("--gokata", default="gokata", help="the gokata command, split like a shell line (default: gokata on PATH)")
+    parser.add_argument(
+        "--opponent",
+        help="another GTP engine instead of GNU Go, split like a shell line and given --seed N "
+        "(such as an older gokata: 'gokata gtp --playouts 1000 --threads 1')",
+    )
     args = parser.parse_args()
     wins, disputed, played = 0.0, 0, 0
-    seconds = {"gokata": 0.0, "GNU Go": 0.0}
-    genmoves = {"gokata": 0, "GNU Go": 0}
+    seconds = {"gokata": 0.0, OPPONENT: 0.0}
+    genmoves = {"gokata": 0, OPPONENT: 0}
     started = time.perf_counter()
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         for number, (color, result) in enumerate(pool.map(lambda n: one_game(n, args), range(args.games))):
@@ -85,10 +97,11 @@ def main() -> int:
     low, high = wilson_interval(wins, played)
     per_move = {name: seconds[name] / max(1, genmoves[name]) for name in seconds}
     print(
-        f"gokata at {args.playouts} playouts ({args.threads} thread(s)) vs GNU Go level {args.level}, "
+        f"gokata at {args.playouts} playouts ({args.threads} thread(s)) vs "
+        f"{args.opponent or f'GNU Go level {args.level}'}, "
         f"{args.size}x{args.size} komi {args.komi}: {wins:g}/{played} = {wins / max(1, played):.1%} "
         f"(95% interval {low:.1%} to {high:.1%}); {disputed} disputed (counted as half); "
-        f"seconds a move: gokata {per_move['gokata']:.3f}, GNU Go {per_move['GNU Go']:.3f}; "
+        f"seconds a move: gokata {per_move['gokata']:.3f}, the opponent {per_move[OPPONENT]:.3f}; "
         f"{time.perf_counter() - started:.0f} s in all",
         flush=True,
     )

@@ -1,13 +1,15 @@
 //! A computer player: Monte-Carlo tree search over light playouts, with RAVE and michi's
 //! priors, one tree per thread (root parallelism) kept between moves. Pure Rust, no Python.
 //!
-//! - [`playout`]: the playouts, light moves after a capture-or-escape rule.
+//! - [`playout`]: the playouts: captures and escapes, 3x3 patterns, then light moves.
+//! - [`patterns`]: MoGo's 3x3 patterns.
 //! - [`priors`]: a new node's children and their prior knowledge.
 //! - [`tree`]: the nodes and their statistics.
 //! - [`search`]: one thread's simulations.
 //! - [`threads`]: the trees of all threads, reused between moves, and their merged answer.
 //! - [`status`]: which stones are dead at the end, by playouts.
 
+mod patterns;
 mod playout;
 mod priors;
 mod search;

@@ -1,8 +1,9 @@
 //! The children of a new tree node and their prior knowledge (michi's priors, in visits and
 //! wins added to both the real and the AMAF statistics): every move starts even, captures
-//! and escapes from atari look good, self-ataris bad, moves near the last one good, and in an
-//! empty area the first two lines bad and the third good.
+//! and escapes from atari look good, self-ataris bad, moves near the last one and 3x3
+//! patterns good, and in an empty area the first two lines bad and the third good.
 
+use super::patterns;
 use super::playout::PASS;
 use super::tree::Node;
 use crate::engine::{Board, Color, Point};
@@ -15,6 +16,7 @@ const SELF_ATARI: f32 = 10.0;
 /// Wins for a move at gridcular distance 2, 3 and 4 of the last move.
 const NEAR_LAST: [f32; 3] = [24.0, 22.0, 8.0];
 const EMPTY_AREA: f32 = 10.0;
+const PATTERN: f32 = 10.0;
 
 /// The moves the search considers for `color` on `board` (legal, filling no own simple eye;
 /// a pass only when there is nothing else), each with its priors. `board` is changed while
@@ -62,6 +64,9 @@ pub fn children(board: &mut Board, color: Color, last: Point) -> Vec<Node> {
                     let bonus = NEAR_LAST[distance - 2];
                     add(bonus, bonus);
                 }
+            }
+            if patterns::matches(board, p) {
+                add(PATTERN, PATTERN);
             }
             if is_in_empty_area(board, p) {
                 match line(board, p) {
@@ -153,7 +158,11 @@ mod tests {
         // White at (2, 0) would have one liberty and capture nothing.
         let white = children(&mut b, Color::White, PASS);
         let self_atari = node_at(&white, b.point(2, 0));
-        assert!(self_atari.prior_rate < 0.4, "{self_atari:?}");
+        // It matches a pattern (worth as much as the self-atari costs): even at best.
+        assert!(
+            self_atari.prior_rate <= 0.5 && self_atari.prior_rate < capture.prior_rate,
+            "{self_atari:?}"
+        );
     }
 
     #[test]
