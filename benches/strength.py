@@ -42,7 +42,8 @@ def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, fl
 
 def one_game(number: int, args: argparse.Namespace) -> tuple[str, GameResult]:
     """Game ``number``: gokata's colour and the result."""
-    gokata_argv = [*shlex.split(args.gokata), "gtp", "--playouts", str(args.playouts), "--threads", str(args.threads)]
+    budget = ["--time", str(args.time)] if args.time else ["--playouts", str(args.playouts)]
+    gokata_argv = [*shlex.split(args.gokata), "gtp", *budget, "--threads", str(args.threads)]
     gokata_argv += ["--seed", str(args.first_seed + number)]
     gokata = GtpProcess(gokata_argv, "gokata")
     if args.opponent:
@@ -61,6 +62,7 @@ def one_game(number: int, args: argparse.Namespace) -> tuple[str, GameResult]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--playouts", type=int, default=10_000)
+    parser.add_argument("--time", type=float, help="seconds a gokata move, instead of --playouts")
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--level", type=int, default=10, help="GNU Go's level (default 10)")
     parser.add_argument("--threads", type=int, default=1, help="gokata's search threads (default 1)")
@@ -93,11 +95,16 @@ def main() -> int:
                 seconds[name] += result.seconds.get(name, 0.0)
                 genmoves[name] += result.genmoves.get(name, 0)
             how = f"{result.resigned} resigned" if result.resigned else " / ".join(f"{k} {v}" for k, v in result.scores.items())
-            print(f"game {number + 1}: gokata {color}, winner {result.winner}, {result.moves} moves, {how}", flush=True)
+            so_far = ", ".join(f"{name} {seconds[name] / max(1, genmoves[name]):.3f}" for name in seconds)
+            print(
+                f"game {number + 1}: gokata {color}, winner {result.winner}, {result.moves} moves, {how} "
+                f"(seconds a move so far: {so_far})",
+                flush=True,
+            )
     low, high = wilson_interval(wins, played)
     per_move = {name: seconds[name] / max(1, genmoves[name]) for name in seconds}
     print(
-        f"gokata at {args.playouts} playouts ({args.threads} thread(s)) vs "
+        f"gokata at {f'{args.time} s' if args.time else f'{args.playouts} playouts'} a move ({args.threads} thread(s)) vs "
         f"{args.opponent or f'GNU Go level {args.level}'}, "
         f"{args.size}x{args.size} komi {args.komi}: {wins:g}/{played} = {wins / max(1, played):.1%} "
         f"(95% interval {low:.1%} to {high:.1%}); {disputed} disputed (counted as half); "

@@ -1,8 +1,8 @@
 //! A computer player: Monte-Carlo tree search over light playouts, with RAVE and michi's
 //! priors, one tree per thread (root parallelism) kept between moves. Pure Rust, no Python.
 //!
-//! - [`playout`]: the playouts: captures and escapes, 3x3 patterns, then light moves.
-//! - [`patterns`]: MoGo's 3x3 patterns.
+//! - [`playout`]: the playouts, light moves after a capture-or-escape rule.
+//! - [`patterns`]: MoGo's 3x3 patterns, a prior of the tree's moves.
 //! - [`priors`]: a new node's children and their prior knowledge.
 //! - [`tree`]: the nodes and their statistics.
 //! - [`search`]: one thread's simulations.

@@ -1,6 +1,7 @@
 //! MoGo's 3x3 patterns (Gelly et al. 2006, as michi lists them): hane, cut, and edge shapes
-//! around an empty point, in every rotation, reflection and colour swap. A playout that
-//! finds one next to the last move plays it, which makes its games look more like Go.
+//! around an empty point, in every rotation, reflection and colour swap. A move of the tree
+//! that matches one gets a prior of wins. (Played in the playouts too, next to the last move,
+//! they made a playout twice as slow and did not win more at equal time: docs/benchmarks.md.)
 //!
 //! A point's neighbourhood is coded in 16 bits, two for each of its eight surrounding points
 //! (empty, black, white, off the board), and a table of all 65,536 codes says which match.
