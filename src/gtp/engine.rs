@@ -183,7 +183,7 @@ impl Engine {
     fn genmove(&mut self, args: &[String], mode: Genmove, stop: &mut dyn FnMut() -> bool) -> Reply {
         let position = self.position_for(args)?;
         let (decision, _) = self.decide(&position, mode == Genmove::Cleanup, stop);
-        Ok(self.carry_out(decision, position.to_move(), mode))
+        self.carry_out(decision, position.to_move(), mode)
     }
 
     /// The bot's decision for the side to move in `position`, logged to standard error.
@@ -216,23 +216,26 @@ impl Engine {
         (decision, candidates)
     }
 
-    /// Plays the decision for `color` (unless only naming it) and names it.
-    pub fn carry_out(&mut self, decision: Decision, color: Color, mode: Genmove) -> String {
+    /// Plays the decision for `color` (unless only naming it) and names it. The bot only
+    /// chooses legal moves; were one refused, the reply says so and the game is unchanged.
+    pub fn carry_out(&mut self, decision: Decision, color: Color, mode: Genmove) -> Reply {
         let board = self.game.board();
         match decision {
-            Decision::Resign => "resign".into(),
+            Decision::Resign => Ok("resign".into()),
             Decision::Pass => {
                 if mode != Genmove::Name {
                     self.game.pass_as(color);
                 }
-                "pass".into()
+                Ok("pass".into())
             }
             Decision::Play(p) => {
                 let name = vertex::name(p, board);
                 if mode != Genmove::Name {
-                    self.game.play_as(color, p).expect("the bot plays legal moves");
+                    self.game
+                        .play_as(color, p)
+                        .map_err(|error| format!("internal error: the bot chose {name}: {error}"))?;
                 }
-                name
+                Ok(name)
             }
         }
     }

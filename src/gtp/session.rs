@@ -184,8 +184,10 @@ impl Session {
             .write_all(format!("={}\n", command.id.map_or(String::new(), |id| id.to_string())).as_bytes())?;
         let (decision, candidates) = self.engine.decide(&position, false, stop);
         output.write_all(format!("{}\n", info_line(&candidates, position.board())).as_bytes())?;
-        let played = self.engine.carry_out(decision, color, Genmove::Play);
-        output.write_all(format!("play {played}\n\n").as_bytes())
+        match self.engine.carry_out(decision, color, Genmove::Play) {
+            Ok(played) => output.write_all(format!("play {played}\n\n").as_bytes()),
+            Err(problem) => output.write_all(format!("{problem}\n\n").as_bytes()),
+        }
     }
 }
 
