@@ -368,3 +368,12 @@ def test_logs_go_to_standard_error_only() -> None:
     result = subprocess.run([*ENGINE], input=b"boardsize 5\ngenmove b\n", capture_output=True, timeout=60)
     assert re.fullmatch(rb"=\n\n= [A-E][1-5]\n\n", result.stdout), result.stdout
     assert b"gokata: black" in result.stderr
+
+
+def test_a_ko_may_not_be_retaken_at_once_but_after_a_move_elsewhere() -> None:
+    setup = b"boardsize 9\nplay b D6\nplay b C5\nplay b D4\nplay w E6\nplay w F5\nplay w E4\nplay w D5\n"
+    commands = setup + b"play b E5\nplay w D5\nplay w A1\nplay b J9\nplay w D5\nshowboard\n"
+    answers = replies(transcript(commands))
+    assert answers[8:13] == ["=", "? illegal move", "=", "=", "="]
+    rows = {line.split()[0]: line.split()[1:10] for line in answers[13].split("\n")[2:11]}
+    assert rows["5"][3] == "o" and rows["5"][4] == ".", "white retook: E5 captured"
