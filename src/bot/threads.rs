@@ -230,3 +230,49 @@ fn last_move(game: &Game) -> Point {
         None => PASS,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root_visits(forest: &Forest) -> f32 {
+        forest.trees.iter().map(|tree| tree.nodes[0].visits).sum()
+    }
+
+    #[test]
+    fn trees_are_carried_down_the_moves_played_and_dropped_for_another_game() {
+        let mut game = Game::new(9, 9).unwrap();
+        let mut forest = Forest::new(1, 5);
+        let first = forest.search(&game, 7.5, Budget::playouts(3000), &mut || false);
+        assert_eq!(root_visits(&forest), 3000.0);
+        // The most visited move and the most visited answer to it: their subtree is kept.
+        let (mv, answer) = (first[0].mv, first[0].pv[1]);
+        game.play(mv).unwrap();
+        game.play(answer).unwrap();
+        let kept = forest.trees[0]
+            .child_by_move(0, mv)
+            .and_then(|n| forest.trees[0].child_by_move(n, answer))
+            .map(|n| forest.trees[0].nodes[n as usize].visits)
+            .unwrap();
+        forest.search(&game, 7.5, Budget::playouts(10), &mut || false);
+        assert_eq!(root_visits(&forest), kept + 10.0);
+        // Another komi, or the side to move changed without a turn: new trees.
+        forest.search(&game, 6.5, Budget::playouts(10), &mut || false);
+        assert_eq!(root_visits(&forest), 10.0);
+        game.set_to_move(Color::White);
+        forest.search(&game, 6.5, Budget::playouts(10), &mut || false);
+        assert_eq!(root_visits(&forest), 10.0);
+    }
+
+    #[test]
+    fn threads_share_the_playouts_and_a_stop_cuts_the_search_short() {
+        let game = Game::new(9, 9).unwrap();
+        let mut forest = Forest::new(2, 1);
+        let candidates = forest.search(&game, 7.5, Budget::playouts(1001), &mut || false);
+        assert_eq!(root_visits(&forest), 1002.0, "501 a thread");
+        assert_eq!(candidates.iter().map(|c| c.visits).sum::<u64>(), 1002);
+        let mut forest = Forest::new(2, 1);
+        forest.search(&game, 7.5, Budget::playouts(u64::MAX), &mut || true);
+        assert!(root_visits(&forest) < 1e6);
+    }
+}
