@@ -1,8 +1,10 @@
 //! gokata: a fast, exact Go rules engine ([`engine`]) and its Python binding (`python`,
 //! built only with the `python` feature), and the game server (`server`, with the `server` feature).
 
+pub mod bot;
 pub mod corpus;
 pub mod engine;
+pub mod gtp;
 pub mod picture;
 pub mod puzzle;
 #[cfg(feature = "server")]

@@ -16,7 +16,10 @@ __all__ = [
     "SgfGame",
     "SgfNode",
     "__version__",
+    "_gtp",
     "_replay_natively",
+    "analyze",
+    "genmove",
     "playouts",
     "read_sgf_collection",
     "solve",
@@ -67,6 +70,49 @@ def playouts(
     """``n`` light random playouts from ``game``'s position, aggregated, spread over
     ``threads`` threads (default: one per core); a seed gives the same summary whatever the
     number of threads. Releases the GIL and raises ``KeyboardInterrupt`` promptly on Ctrl-C."""
+
+class _Candidate(TypedDict):
+    move: str | None
+    """A kata coordinate such as ``"5E"``, ``None`` for a pass."""
+    visits: int
+    """Simulations through the move."""
+    win_rate: float
+    """For the side to move."""
+    prior: float
+    """The win rate the priors alone give the move."""
+    pv: list[str | None]
+    """The expected line of play from this move on."""
+
+def genmove(
+    game: Go,
+    playouts: SupportsIndex = 10000,
+    seed: SupportsIndex | None = None,
+    threads: SupportsIndex | None = None,
+    komi: float = 0.5,
+) -> str | None:
+    """The bot's move for the side to move (Monte-Carlo tree search with RAVE, ``playouts``
+    simulations, default 10,000, over ``threads`` threads, default one per core): a kata
+    coordinate, or ``None`` to pass. Deterministic for a seed with one thread. Releases the GIL."""
+
+def analyze(
+    game: Go,
+    playouts: SupportsIndex = 10000,
+    seed: SupportsIndex | None = None,
+    threads: SupportsIndex | None = None,
+    komi: float = 0.5,
+) -> list[_Candidate]:
+    """The bot's candidate moves for the side to move after ``playouts`` simulations, most
+    visited first. Releases the GIL."""
+
+def _gtp(
+    playouts: SupportsIndex | None = None,
+    time: float | None = None,
+    threads: SupportsIndex | None = None,
+    seed: SupportsIndex | None = None,
+    resign: bool = True,
+) -> None:
+    """``gokata gtp``: a GTP session on standard input and output until ``quit`` or the end
+    of the input."""
 
 def _replay_natively(size: int, games: list[list[str | None]], rounds: int) -> int:
     """Benchmark support: nanoseconds the Rust engine takes to replay ``games`` (kata

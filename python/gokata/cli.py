@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Callable
 
 from gokata import Go, Server, __version__, solve
+from gokata._gokata import _gtp
 from gokata._play import PlaySession
 
 MAX_SIZE = 25  # columns are lettered A to Z without I
@@ -26,6 +27,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _add_solve(subcommands)
     _add_serve(subcommands)
     _add_connect(subcommands)
+    _add_gtp(subcommands)
     try:
         args = parser.parse_args(argv)
     except SystemExit as stop:  # after --help or --version (0), or bad arguments (2)
@@ -275,6 +277,37 @@ def _connect(args: argparse.Namespace) -> int:
             message = f'the name "{args.name}" is taken: sign in with --token TOKEN, or pick another --name'
         print(f"gokata connect: {message}", file=sys.stderr)
         return 1
+    return 0
+
+
+def _add_gtp(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    gtp = subcommands.add_parser(
+        "gtp",
+        help="a GTP engine: the bot for Sabaki, GoGui, Lizzie or another engine",
+        description="Reads Go Text Protocol (version 2) commands on standard input and answers "
+        "on standard output; logs go to standard error. The bot is a Monte-Carlo tree search "
+        "with RAVE over light playouts.",
+        epilog="Exit status: 0 after quit or the end of the input, 1 when the output cannot be "
+        "written, 130 on Ctrl-C.",
+    )
+    budget = gtp.add_mutually_exclusive_group()
+    budget.add_argument(
+        "--playouts", type=_count(1), metavar="N", help="simulations a move (default 10000)"
+    )
+    budget.add_argument("--time", type=_seconds, metavar="SECONDS", help="seconds a move, instead of a playout count")
+    gtp.add_argument("--threads", type=_count(1), metavar="T", help="search threads (default: one per core)")
+    gtp.add_argument("--seed", type=_count(0), metavar="S", help="random seed (with one thread, the same moves each time)")
+    gtp.add_argument("--no-resign", action="store_true", help="never resign")
+    gtp.set_defaults(run=_gtp_session)
+
+
+def _gtp_session(args: argparse.Namespace) -> int:
+    try:
+        _gtp(playouts=args.playouts, time=args.time, threads=args.threads, seed=args.seed, resign=not args.no_resign)
+    except KeyboardInterrupt:
+        return 130
+    except OSError as error:
+        return _output_failed("gtp", error)
     return 0
 
 

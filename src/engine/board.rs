@@ -291,6 +291,19 @@ impl Board {
             .filter(|&n| each!(&self.0, b => b.cell(n)) != WALL)
     }
 
+    /// The four neighbours of `p` (up, left, right, down), walls included: a wall holds no
+    /// stone and is not empty. For searches that look around a point without allocating.
+    #[inline]
+    pub fn neighbours(&self, p: Point) -> [Point; 4] {
+        each!(&self.0, b => b.neighbours(p))
+    }
+
+    /// A liberty of the chain through `p` (which must hold a stone), `None` if it has none:
+    /// with [`Board::liberties`] at 1, the point that captures the chain or saves it.
+    pub fn a_liberty(&self, p: Point) -> Option<Point> {
+        each!(&self.0, b => b.a_liberty(p))
+    }
+
     /// The opponent stones a legal move of `color` at `p` would capture.
     pub fn captures(&self, p: Point, color: Color) -> Vec<Point> {
         each!(&self.0, b => b.captures(p, color))

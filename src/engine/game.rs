@@ -204,7 +204,13 @@ impl Game {
 
     /// The side to move passes.
     pub fn pass(&mut self) {
-        let record = self.board.pass(self.to_move);
+        self.pass_as(self.to_move);
+    }
+
+    /// `color` passes, in turn or not (GTP's `play white pass` after a white move); then the
+    /// other colour is to move.
+    pub fn pass_as(&mut self, color: Color) {
+        let record = self.board.pass(color);
         self.push_turn(record);
     }
 
@@ -326,7 +332,9 @@ impl Game {
         }
     }
 
-    pub(super) fn set_to_move(&mut self, color: Color) {
+    /// Makes `color` the side to move, without a turn on record (to ask a bot for a move of
+    /// the side not to move).
+    pub fn set_to_move(&mut self, color: Color) {
         self.to_move = color;
     }
 

@@ -150,7 +150,7 @@ pub fn playouts<'py>(
 }
 
 /// A `threads` argument: a positive int, or `None` for one thread per core.
-fn thread_count(value: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
+pub fn thread_count(value: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
     let Some(value) = value else {
         return Ok(std::thread::available_parallelism().map_or(1, |n| n.get()));
     };
@@ -163,7 +163,7 @@ fn thread_count(value: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
 
 /// An int argument that must be at least 1: TypeError if it is no int, ValueError naming it
 /// and its value if it is below 1.
-fn positive_int<'py>(value: &Bound<'py, PyAny>, name: &str) -> PyResult<Bound<'py, PyInt>> {
+pub fn positive_int<'py>(value: &Bound<'py, PyAny>, name: &str) -> PyResult<Bound<'py, PyInt>> {
     let number = integer(value, name)?;
     if !number.gt(0)? {
         return Err(PyValueError::new_err(format!(

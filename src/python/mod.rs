@@ -2,6 +2,7 @@
 
 mod arguments;
 mod batch;
+mod bot;
 mod errors;
 mod go;
 mod info;
@@ -32,6 +33,9 @@ fn _gokata(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<go::Go>()?;
     m.add_function(wrap_pyfunction!(solve, m)?)?;
     m.add_function(wrap_pyfunction!(batch::playouts, m)?)?;
+    m.add_function(wrap_pyfunction!(bot::genmove, m)?)?;
+    m.add_function(wrap_pyfunction!(bot::analyze, m)?)?;
+    m.add_function(wrap_pyfunction!(bot::_gtp, m)?)?;
     m.add_function(wrap_pyfunction!(native_replay::_replay_natively, m)?)?;
     #[cfg(feature = "server")]
     m.add_class::<server::Server>()?;

@@ -212,6 +212,20 @@ impl<const N: usize> SizedBoard<N> {
         }
     }
 
+    /// A liberty of the chain through the stone at `p`, if it has one.
+    pub(super) fn a_liberty(&self, p: Point) -> Option<Point> {
+        let mut s = p;
+        loop {
+            if let Some(n) = self.neighbours(s).into_iter().find(|&n| self.cell(n) == EMPTY) {
+                return Some(n);
+            }
+            s = self.next_stone[ix::<N>(s)];
+            if s == p {
+                return None;
+            }
+        }
+    }
+
     /// Why `color` may not play at `p` (on the board), or `None` when the move is legal.
     #[inline(always)]
     pub(super) fn illegal_reason(&self, p: Point, color: Color) -> Option<IllegalReason> {

@@ -1,0 +1,162 @@
+//! A computer player: Monte-Carlo tree search over light playouts, with RAVE and michi's
+//! priors, one tree per thread (root parallelism) kept between moves. Pure Rust, no Python.
+//!
+//! - [`playout`]: the playouts, light moves after a capture-or-escape rule.
+//! - [`patterns`]: MoGo's 3x3 patterns, a prior of the tree's moves.
+//! - [`priors`]: a new node's children and their prior knowledge.
+//! - [`tree`]: the nodes and their statistics.
+//! - [`search`]: one thread's simulations.
+//! - [`threads`]: the trees of all threads, reused between moves, and their merged answer.
+//! - [`status`]: which stones are dead at the end, by playouts.
+
+mod patterns;
+mod playout;
+mod priors;
+mod search;
+mod status;
+mod threads;
+mod tree;
+
+use std::time::Duration;
+
+pub use playout::PASS;
+pub use status::{dead_stones, score_without};
+pub use threads::Candidate;
+
+use crate::engine::{area_score, Game, Point};
+use threads::Forest;
+
+/// How long the bot thinks about a move: until the first limit given is reached (with
+/// neither, a single simulation).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Budget {
+    /// Simulations in all threads together.
+    pub playouts: Option<u64>,
+    pub time: Option<Duration>,
+}
+
+impl Budget {
+    pub fn playouts(count: u64) -> Budget {
+        Budget {
+            playouts: Some(count),
+            time: None,
+        }
+    }
+
+    pub fn time(time: Duration) -> Budget {
+        Budget {
+            playouts: None,
+            time: Some(time),
+        }
+    }
+
+    /// This budget with its time cut to at most `cap`.
+    pub fn capped(self, cap: Duration) -> Budget {
+        Budget {
+            time: Some(self.time.map_or(cap, |time| time.min(cap))),
+            ..self
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Settings {
+    /// Each move's, unless the time control asks for less.
+    pub budget: Budget,
+    /// At least 1.
+    pub threads: usize,
+    pub seed: u64,
+    /// Resign when the best move's win rate falls below [`RESIGN_BELOW`].
+    pub resign: bool,
+}
+
+/// The win rate under which the bot resigns (when it may).
+pub const RESIGN_BELOW: f64 = 0.08;
+/// Simulations the best move needs before its win rate can make the bot resign.
+const RESIGN_MIN_VISITS: u64 = 200;
+
+/// What the bot does on its turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    Play(Point),
+    Pass,
+    Resign,
+}
+
+/// The bot: its settings and its search trees.
+pub struct Bot {
+    settings: Settings,
+    forest: Forest,
+}
+
+impl Bot {
+    pub fn new(settings: Settings) -> Bot {
+        Bot {
+            settings,
+            forest: Forest::new(settings.threads.max(1), settings.seed),
+        }
+    }
+
+    pub fn settings(&self) -> Settings {
+        self.settings
+    }
+
+    /// The move for the side to move in `game` (the game is not changed), searching for
+    /// `budget`, with the candidates it chose from (empty when it passed without a search).
+    /// It passes after a pass when that wins by area with every stone counted alive and no
+    /// opponent stone is left that it judges dead (so that a referee or an opponent judging
+    /// the dead stones differently cannot turn the result). In `cleanup` mode (KGS's
+    /// `kgs-genmove_cleanup`) it never resigns. `stop` is asked every few milliseconds whether
+    /// to cut the search short.
+    pub fn genmove(
+        &mut self,
+        game: &Game,
+        komi: f64,
+        budget: Budget,
+        cleanup: bool,
+        stop: &mut dyn FnMut() -> bool,
+    ) -> (Decision, Vec<Candidate>) {
+        let to_move = game.to_move();
+        let wins_by_passing =
+            game.last_turn_was_pass() && area_score(game.board(), komi).winner() == Some(to_move);
+        let cleaned_up = || {
+            dead_stones(game, self.settings.seed)
+                .iter()
+                .all(|&p| game.board().stone(p) == Some(to_move))
+        };
+        if wins_by_passing && cleaned_up() {
+            return (Decision::Pass, Vec::new());
+        }
+        let candidates = self.forest.search(game, komi, budget, stop);
+        let decision = match candidates.first() {
+            None => Decision::Pass,
+            Some(best) if best.mv == PASS => Decision::Pass,
+            Some(best)
+                if self.settings.resign
+                    && !cleanup
+                    && best.visits >= RESIGN_MIN_VISITS
+                    && best.win_rate < RESIGN_BELOW =>
+            {
+                Decision::Resign
+            }
+            Some(best) => Decision::Play(best.mv),
+        };
+        (decision, candidates)
+    }
+
+    /// Searches for `budget` more and returns the candidate moves, most visited first.
+    pub fn analyze(
+        &mut self,
+        game: &Game,
+        komi: f64,
+        budget: Budget,
+        stop: &mut dyn FnMut() -> bool,
+    ) -> Vec<Candidate> {
+        self.forest.search(game, komi, budget, stop)
+    }
+
+    /// Forgets the trees (after a change the bot cannot follow, or to start afresh).
+    pub fn clear(&mut self) {
+        self.forest = Forest::new(self.settings.threads.max(1), self.settings.seed);
+    }
+}

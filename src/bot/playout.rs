@@ -1,0 +1,142 @@
+//! The bot's playouts: the engine's light playouts (uniform among legal moves that fill no
+//! own simple eye) with one tactical rule first, as in michi and MoGo: after the opponent's
+//! move, capture a chain of theirs left in atari next to it, or save an own chain it put in
+//! atari by extending to a point with two empty neighbours. Every move is recorded, for the
+//! search's AMAF statistics.
+
+use crate::engine::{Board, Color, Point, Rng};
+
+/// The point a pass is recorded as (0 is a wall, never a move).
+pub const PASS: Point = 0;
+
+/// Plays on from `board` (changed in place) with `to_move` first, until two passes in a row or
+/// `max_moves`, pushing each turn onto `moves`. `last` is the previous move (`PASS` if none).
+pub fn play_out(
+    board: &mut Board,
+    mut to_move: Color,
+    mut previous_was_pass: bool,
+    mut last: Point,
+    max_moves: u32,
+    rng: &mut Rng,
+    moves: &mut Vec<(Point, Color)>,
+) {
+    for _ in 0..max_moves {
+        let choice =
+            tactical_move(board, to_move, last, rng).or_else(|| board.random_light_move(to_move, rng));
+        match choice {
+            Some(p) => {
+                board.play_legal(p, to_move);
+                moves.push((p, to_move));
+                previous_was_pass = false;
+                last = p;
+            }
+            None if previous_was_pass => return,
+            None => {
+                board.pass(to_move);
+                moves.push((PASS, to_move));
+                previous_was_pass = true;
+                last = PASS;
+            }
+        }
+        to_move = to_move.opponent();
+    }
+}
+
+/// A capture or an escape from atari around the opponent's last move, chosen at random among
+/// those that are legal and fill no own eye; `None` when there is none.
+pub fn tactical_move(board: &Board, color: Color, last: Point, rng: &mut Rng) -> Option<Point> {
+    if last == PASS || board.stone(last).is_none() {
+        return None;
+    }
+    let mut found = [PASS; 5];
+    let mut count = 0;
+    let around = board.neighbours(last);
+    for q in std::iter::once(last).chain(around) {
+        let Some(owner) = board.stone(q) else { continue };
+        if board.liberties(q) != 1 {
+            continue;
+        }
+        let Some(liberty) = board.a_liberty(q) else {
+            continue;
+        };
+        let wanted = if owner == color {
+            empty_neighbours(board, liberty) >= 2
+        } else {
+            true
+        };
+        if wanted
+            && !found[..count].contains(&liberty)
+            && board.illegal_reason(liberty, color).is_none()
+            && !board.is_simple_eye(liberty, color)
+        {
+            found[count] = liberty;
+            count += 1;
+        }
+    }
+    (count > 0).then(|| found[rng.below(count)])
+}
+
+/// The number of empty points next to `p`.
+pub fn empty_neighbours(board: &Board, p: Point) -> usize {
+    board
+        .neighbours(p)
+        .into_iter()
+        .filter(|&n| board.is_empty(n))
+        .count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::parse_board;
+
+    fn board(rows: &str) -> Board {
+        let rows: Vec<Vec<char>> = rows.lines().map(|line| line.chars().collect()).collect();
+        parse_board(&rows).expect("a valid board")
+    }
+
+    #[test]
+    fn the_stone_left_in_atari_by_the_last_move_is_captured() {
+        // White's last move at the right of row 2 (from the top) leaves the white stone
+        // between black's in atari on its one liberty.
+        let b = board(".x...\nxo...\n.x...\n.....\n.....");
+        let last = b.point(1, 1);
+        let capture = b.point(1, 2);
+        let mut rng = Rng::new(1);
+        assert_eq!(tactical_move(&b, Color::Black, last, &mut rng), Some(capture));
+    }
+
+    #[test]
+    fn an_own_chain_in_atari_extends_when_it_gains_liberties() {
+        let b = board(".....\n.ox..\n..o..\n.....\n.....");
+        // Black's stone at (1, 2) has liberties (0, 2) and (1, 3); say white just played (2, 2)
+        // and black is not in atari: no tactical move.
+        let mut rng = Rng::new(1);
+        assert_eq!(tactical_move(&b, Color::Black, b.point(2, 2), &mut rng), None);
+        let b = board("..o..\n.ox..\n..o..\n.....\n.....");
+        assert_eq!(
+            tactical_move(&b, Color::Black, b.point(0, 2), &mut rng),
+            Some(b.point(1, 3))
+        );
+    }
+
+    #[test]
+    fn playouts_end_when_neither_side_has_a_move_and_record_their_moves() {
+        let mut rng = Rng::new(7);
+        for _ in 0..50 {
+            let mut b = Board::new(9, 9).unwrap();
+            let mut moves = Vec::new();
+            play_out(&mut b, Color::Black, false, PASS, 243, &mut rng, &mut moves);
+            for color in [Color::Black, Color::White] {
+                assert_eq!(
+                    b.clone().random_light_move(color, &mut rng),
+                    None,
+                    "{color} could still play"
+                );
+            }
+            let stones = moves.iter().filter(|(p, _)| *p != PASS).count();
+            assert!(stones >= b.stone_count(Color::Black) + b.stone_count(Color::White));
+            assert!(moves.windows(2).all(|w| w[0].1 != w[1].1), "colours alternate");
+        }
+    }
+}

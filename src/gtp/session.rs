@@ -1,0 +1,236 @@
+//! A GTP session: commands read from the input on a thread of their own (a controller such as
+//! Sabaki sends the next command without waiting), answered strictly in order on the output,
+//! each reply flushed at once; logs go elsewhere (standard error), never to the output.
+
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, TryRecvError};
+use std::time::Duration;
+
+use super::analyze::{info_line, request};
+use super::engine::{Engine, Genmove};
+use super::line::{self, Command};
+use crate::bot::{Bot, Budget, Settings};
+
+/// How a session ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    Quit,
+    EndOfInput,
+    /// `stop` said to stop (Ctrl-C).
+    Interrupted,
+}
+
+/// How often a waiting session asks `stop`.
+const POLL: Duration = Duration::from_millis(50);
+
+/// Runs a session on `input` and `output` until `quit`, the end of the input, or `stop`
+/// answering `true` (asked every few milliseconds). Fails only when the output cannot be written.
+pub fn run(
+    input: impl Read + Send + 'static,
+    output: &mut dyn Write,
+    log: Box<dyn Write + Send>,
+    settings: Settings,
+    stop: &mut dyn FnMut() -> bool,
+) -> io::Result<Ending> {
+    let lines = read_lines(input);
+    let mut session = Session {
+        engine: Engine::new(Bot::new(settings), log),
+        lines,
+        pending: None,
+        input_ended: false,
+    };
+    session.serve(output, stop)
+}
+
+/// The input's lines, sent one by one from a reader thread (which ends with the input).
+fn read_lines(input: impl Read + Send + 'static) -> Receiver<Vec<u8>> {
+    let (sender, receiver) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut reader = BufReader::new(input);
+        loop {
+            let mut line = Vec::new();
+            match reader.read_until(b'\n', &mut line) {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {
+                    if sender.send(line).is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+    });
+    receiver
+}
+
+struct Session {
+    engine: Engine,
+    lines: Receiver<Vec<u8>>,
+    /// A line read while an analysis ran: the next command.
+    pending: Option<Vec<u8>>,
+    input_ended: bool,
+}
+
+impl Session {
+    fn serve(&mut self, output: &mut dyn Write, stop: &mut dyn FnMut() -> bool) -> io::Result<Ending> {
+        loop {
+            let line = match self.pending.take() {
+                Some(line) => line,
+                None => match self.next_line(stop) {
+                    Ok(line) => line,
+                    Err(ending) => return Ok(ending),
+                },
+            };
+            let Some(command) = line::read(&line) else {
+                continue;
+            };
+            match command.name.as_str() {
+                "quit" => {
+                    output.write_all(line::reply(command.id, &Ok(String::new())).as_bytes())?;
+                    output.flush()?;
+                    return Ok(Ending::Quit);
+                }
+                "lz-analyze" => self.analyze(&command, output, stop)?,
+                "lz-genmove_analyze" => self.genmove_analyze(&command, output, stop)?,
+                name => {
+                    let reply = self.engine.execute(name, &command.args, stop);
+                    output.write_all(line::reply(command.id, &reply).as_bytes())?;
+                }
+            }
+            output.flush()?;
+        }
+    }
+
+    /// The next line of input, waiting for it.
+    fn next_line(&mut self, stop: &mut dyn FnMut() -> bool) -> Result<Vec<u8>, Ending> {
+        loop {
+            match self.lines.recv_timeout(POLL) {
+                Ok(line) => return Ok(line),
+                Err(RecvTimeoutError::Disconnected) => return Err(Ending::EndOfInput),
+                Err(RecvTimeoutError::Timeout) if stop() => return Err(Ending::Interrupted),
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+        }
+    }
+
+    /// Whether input arrived (or ended) while an analysis ran, keeping the line for later.
+    fn input_waiting(&mut self) -> bool {
+        if self.pending.is_none() && !self.input_ended {
+            match self.lines.try_recv() {
+                Ok(line) => self.pending = Some(line),
+                Err(TryRecvError::Disconnected) => self.input_ended = true,
+                Err(TryRecvError::Empty) => {}
+            }
+        }
+        self.pending.is_some() || self.input_ended
+    }
+
+    /// `lz-analyze`: reports until the next command arrives.
+    fn analyze(
+        &mut self,
+        command: &Command,
+        output: &mut dyn Write,
+        stop: &mut dyn FnMut() -> bool,
+    ) -> io::Result<()> {
+        let request = match request(&command.args) {
+            Ok(request) => request,
+            Err(problem) => return output.write_all(line::reply(command.id, &Err(problem)).as_bytes()),
+        };
+        let mut position = self.engine.game.clone();
+        if let Some(color) = request.color {
+            position.set_to_move(color);
+        }
+        output
+            .write_all(format!("={}\n", command.id.map_or(String::new(), |id| id.to_string())).as_bytes())?;
+        output.flush()?;
+        let interval = Duration::from_millis(request.centiseconds * 10);
+        let komi = self.engine.komi;
+        loop {
+            let mut interrupted = false;
+            let candidates = {
+                let Session { engine, .. } = self;
+                let mut halt = || {
+                    interrupted |= stop();
+                    interrupted
+                };
+                engine
+                    .bot
+                    .analyze(&position, komi, Budget::time(interval), &mut halt)
+            };
+            output.write_all(format!("{}\n", info_line(&candidates, position.board())).as_bytes())?;
+            output.flush()?;
+            if interrupted || self.input_waiting() {
+                break;
+            }
+        }
+        output.write_all(b"\n")
+    }
+
+    /// `lz-genmove_analyze`: `=`, the search's report, `play MOVE` and the empty line; the
+    /// move is played.
+    fn genmove_analyze(
+        &mut self,
+        command: &Command,
+        output: &mut dyn Write,
+        stop: &mut dyn FnMut() -> bool,
+    ) -> io::Result<()> {
+        let request = request(&command.args);
+        let color = match request {
+            Ok(request) => request.color.unwrap_or(self.engine.game.to_move()),
+            Err(problem) => return output.write_all(line::reply(command.id, &Err(problem)).as_bytes()),
+        };
+        let mut position = self.engine.game.clone();
+        position.set_to_move(color);
+        output
+            .write_all(format!("={}\n", command.id.map_or(String::new(), |id| id.to_string())).as_bytes())?;
+        let (decision, candidates) = self.engine.decide(&position, false, stop);
+        output.write_all(format!("{}\n", info_line(&candidates, position.board())).as_bytes())?;
+        match self.engine.carry_out(decision, color, Genmove::Play) {
+            Ok(played) => output.write_all(format!("play {played}\n\n").as_bytes()),
+            Err(problem) => output.write_all(format!("{problem}\n\n").as_bytes()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session(input: &str) -> (String, Ending) {
+        let settings = Settings {
+            budget: Budget::playouts(30),
+            threads: 1,
+            seed: 1,
+            resign: true,
+        };
+        let mut output = Vec::new();
+        let ending = run(
+            io::Cursor::new(input.as_bytes().to_vec()),
+            &mut output,
+            Box::new(io::sink()),
+            settings,
+            &mut || false,
+        )
+        .expect("a Vec takes every write");
+        (String::from_utf8(output).expect("UTF-8 replies"), ending)
+    }
+
+    #[test]
+    fn replies_come_in_order_and_quit_ends_the_session() {
+        let (output, ending) = session("1 name\n\n2 bogus\n3 quit\n4 name\n");
+        assert_eq!(output, "=1 gokata\n\n?2 unknown command\n\n=3\n\n");
+        assert_eq!(ending, Ending::Quit);
+        let (output, ending) = session("boardsize 5\ngenmove b\n");
+        assert!(
+            output.starts_with("=\n\n= ") && output.ends_with("\n\n"),
+            "{output:?}"
+        );
+        assert_eq!(ending, Ending::EndOfInput);
+    }
+
+    #[test]
+    fn an_analysis_cut_short_by_the_end_of_the_input_still_ends_its_reply() {
+        let (output, _) = session("boardsize 5\nlz-analyze 5\n");
+        assert!(output.starts_with("=\n\n=\ninfo move "), "{output:?}");
+        assert!(output.ends_with("\n\n"), "{output:?}");
+    }
+}
