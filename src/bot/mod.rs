@@ -160,3 +160,10 @@ impl Bot {
         self.forest = Forest::new(self.settings.threads.max(1), self.settings.seed);
     }
 }
+
+/// A board drawn as text, a row a line (`.`, `x`, `o`), for the tests of the bot's parts.
+#[cfg(test)]
+fn board_from_text(rows: &str) -> crate::engine::Board {
+    let rows: Vec<Vec<char>> = rows.lines().map(|line| line.chars().collect()).collect();
+    crate::engine::parse_board(&rows).expect("a valid board")
+}

@@ -136,12 +136,7 @@ fn add_matches(cells: &[u8], prefix: u16, table: &mut [u64; 1024]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::parse_board;
-
-    fn board(rows: &str) -> Board {
-        let rows: Vec<Vec<char>> = rows.lines().map(|line| line.chars().collect()).collect();
-        parse_board(&rows).expect("a valid board")
-    }
+    use crate::bot::board_from_text as board;
 
     #[test]
     fn hane_and_cut_shapes_match_in_any_orientation_and_colour() {

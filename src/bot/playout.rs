@@ -88,12 +88,7 @@ pub fn empty_neighbours(board: &Board, p: Point) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::parse_board;
-
-    fn board(rows: &str) -> Board {
-        let rows: Vec<Vec<char>> = rows.lines().map(|line| line.chars().collect()).collect();
-        parse_board(&rows).expect("a valid board")
-    }
+    use crate::bot::board_from_text as board;
 
     #[test]
     fn the_stone_left_in_atari_by_the_last_move_is_captured() {

@@ -131,12 +131,7 @@ fn is_in_empty_area(board: &Board, p: Point) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::parse_board;
-
-    fn board(rows: &str) -> Board {
-        let rows: Vec<Vec<char>> = rows.lines().map(|line| line.chars().collect()).collect();
-        parse_board(&rows).expect("a valid board")
-    }
+    use crate::bot::board_from_text as board;
 
     fn node_at(nodes: &[Node], p: Point) -> Node {
         *nodes.iter().find(|n| n.mv == p).expect("a child for the move")
