@@ -28,43 +28,23 @@ pub fn fixed_points(board: &Board, stones: usize) -> Result<Vec<Point>, String> 
         (low, middle),
         (middle, middle),
     );
-    let order: Vec<(usize, usize)> = match stones {
-        2 => vec![bottom_left, top_right],
-        3 => vec![bottom_left, top_right, top_left],
-        4 => vec![bottom_left, top_right, top_left, bottom_right],
-        5 => vec![bottom_left, top_right, top_left, bottom_right, centre],
-        6 => vec![bottom_left, top_right, top_left, bottom_right, left, right],
-        7 => vec![
-            bottom_left,
-            top_right,
-            top_left,
-            bottom_right,
-            left,
-            right,
-            centre,
-        ],
-        8 => vec![
-            bottom_left,
-            top_right,
-            top_left,
-            bottom_right,
-            left,
-            right,
-            bottom,
-            top,
-        ],
-        _ => vec![
-            bottom_left,
-            top_right,
-            top_left,
-            bottom_right,
-            left,
-            right,
-            bottom,
-            top,
-            centre,
-        ],
-    };
+    // GTP's order: the corners, then the sides; an odd number of stones from five puts the
+    // last one on the centre.
+    let on_centre = stones >= 5 && stones % 2 == 1;
+    let around = [
+        bottom_left,
+        top_right,
+        top_left,
+        bottom_right,
+        left,
+        right,
+        bottom,
+        top,
+    ];
+    let mut order = around[..stones - usize::from(on_centre)].to_vec();
+    if on_centre {
+        order.push(centre);
+    }
     Ok(order
         .into_iter()
         .map(|(row, col)| board.point(row, col))
