@@ -282,7 +282,7 @@ def test_two_passes_end_the_game_with_the_score_and_records(server: ServerProces
             game.move("1A")
         with pytest.raises(GameOverError):
             theirs.resign()
-        assert server.get_json(f"/api/players/{black.name}") == {"name": black.name, "wins": 1, "losses": 0}
+        assert server.get_json(f"/api/players/{black.name}") == {"name": black.name, "wins": 1, "losses": 0, "bot": False}
         assert server.get_json(f"/api/games/{game.id}")["status"] == "over"
         assert black.token is not None
         with connect(server.ws_url, black.name, black.token) as again:

@@ -48,8 +48,8 @@ def test_the_player_to_move_loses_on_time(server: ServerProcess) -> None:
     since = time.monotonic()
     over = expect_timeout(black, white, since, "black")
     assert over["records"] == {
-        "black": {"name": black.name, "wins": 1, "losses": 0},
-        "white": {"name": white.name, "wins": 0, "losses": 1},
+        "black": {"name": black.name, "wins": 1, "losses": 0, "bot": False},
+        "white": {"name": white.name, "wins": 0, "losses": 1, "bot": False},
     }
     state = black.wire.sync(game)
     assert (state["status"], state["winner"], state["reason"], state["remaining_ms"]) == ("over", "black", "timeout", None)

@@ -153,9 +153,9 @@ def test_kill_9_right_after_the_end_keeps_the_result_and_the_records_once(tmp_pa
         )
         assert state["moves"] == moves + [None]
         win, loss = (black, white) if over["winner"] == "black" else (white, black)
-        assert over["records"][over["winner"]] == {"name": win.name, "wins": 1, "losses": 0}
-        assert server.get(f"/api/players/{win.name}") == (200, {"name": win.name, "wins": 1, "losses": 0})
-        assert server.get(f"/api/players/{loss.name}") == (200, {"name": loss.name, "wins": 0, "losses": 1})
+        assert over["records"][over["winner"]] == {"name": win.name, "wins": 1, "losses": 0, "bot": False}
+        assert server.get(f"/api/players/{win.name}") == (200, {"name": win.name, "wins": 1, "losses": 0, "bot": False})
+        assert server.get(f"/api/players/{loss.name}") == (200, {"name": loss.name, "wins": 0, "losses": 1, "bot": False})
         again = sign_in(server, win.name, win.token)
         assert (again.welcome["wins"], again.welcome["losses"], again.welcome["games"]) == (1, 0, [])
         # The finished game stays finished: a late turn gets the state.
@@ -163,8 +163,8 @@ def test_kill_9_right_after_the_end_keeps_the_result_and_the_records_once(tmp_pa
         # Restart once more: still counted once.
         server.stop()
         server.restart()
-        assert server.get(f"/api/players/{win.name}") == (200, {"name": win.name, "wins": 1, "losses": 0})
-        assert server.get(f"/api/players/{loss.name}") == (200, {"name": loss.name, "wins": 0, "losses": 1})
+        assert server.get(f"/api/players/{win.name}") == (200, {"name": win.name, "wins": 1, "losses": 0, "bot": False})
+        assert server.get(f"/api/players/{loss.name}") == (200, {"name": loss.name, "wins": 0, "losses": 1, "bot": False})
     integrity(databases, db)
 
 

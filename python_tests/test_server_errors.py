@@ -316,7 +316,7 @@ def test_turns_and_resignations_in_a_finished_game_get_the_state(server: ServerP
         wire.silent(0.1)
     # Counted once.
     for who, wins, losses in ((black, 1, 0), (white, 0, 1)):
-        assert server.get(f"/api/players/{who.name}") == (200, {"name": who.name, "wins": wins, "losses": losses})
+        assert server.get(f"/api/players/{who.name}") == (200, {"name": who.name, "wins": wins, "losses": losses, "bot": False})
 
 
 # -- flooding --------------------------------------------------------------------------------

@@ -130,8 +130,8 @@ def test_two_passes_end_the_game_with_the_area_score(server: ServerProcess) -> N
     assert over["score"] == {"black": score["black"], "white": score["white"], "komi": 0.5}
     assert over["winner"] == score["winner"]
     assert over["records"] == {
-        "black": {"name": black.name, "wins": int(score["winner"] == "black"), "losses": int(score["winner"] == "white")},
-        "white": {"name": white.name, "wins": int(score["winner"] == "white"), "losses": int(score["winner"] == "black")},
+        "black": {"name": black.name, "wins": int(score["winner"] == "black"), "losses": int(score["winner"] == "white"), "bot": False},
+        "white": {"name": white.name, "wins": int(score["winner"] == "white"), "losses": int(score["winner"] == "black"), "bot": False},
     }
     state = black.wire.sync(game)
     assert state["status"] == "over"
@@ -181,8 +181,8 @@ def test_resignation_on_either_turn(server: ServerProcess, resigner: str, on_tur
         "reason": "resign",
         "score": None,
         "records": {
-            "black": {"name": black.name, "wins": int(winner == "black"), "losses": int(winner == "white")},
-            "white": {"name": white.name, "wins": int(winner == "white"), "losses": int(winner == "black")},
+            "black": {"name": black.name, "wins": int(winner == "black"), "losses": int(winner == "white"), "bot": False},
+            "white": {"name": white.name, "wins": int(winner == "white"), "losses": int(winner == "black"), "bot": False},
         },
     }
     assert black.wire.sync(game)["moves"] == ["5E", "4D"][:moves]
@@ -206,10 +206,10 @@ def test_records_add_up_in_over_welcome_and_the_api(server: ServerProcess) -> No
         expected[winner.name][0] += 1
         expected[loser.name][1] += 1
         for color, name in (("black", first.name), ("white", second.name)):
-            assert over["records"][color] == {"name": name, "wins": expected[name][0], "losses": expected[name][1]}
+            assert over["records"][color] == {"name": name, "wins": expected[name][0], "losses": expected[name][1], "bot": False}
     for who in (alice, bob):
         wins, losses = expected[who.name]
-        assert server.get(f"/api/players/{who.name.upper()}") == (200, {"name": who.name, "wins": wins, "losses": losses})
+        assert server.get(f"/api/players/{who.name.upper()}") == (200, {"name": who.name, "wins": wins, "losses": losses, "bot": False})
         again = sign_in(server, who.name, who.token)
         assert (again.welcome["wins"], again.welcome["losses"], again.welcome["games"]) == (wins, losses, [])
         again.wire.close()

@@ -34,7 +34,7 @@ def test_a_new_name_is_registered_with_a_fresh_token(server: ServerProcess) -> N
     other = sign_in(server, fresh_name("Reg"))
     assert other.token != welcome["token"]
     other.wire.close()
-    assert server.get(f"/api/players/{name}") == (200, {"name": name, "wins": 0, "losses": 0})
+    assert server.get(f"/api/players/{name}") == (200, {"name": name, "wins": 0, "losses": 0, "bot": False})
 
 
 def test_a_registered_name_comes_back_with_its_token_in_any_case(server: ServerProcess) -> None:
@@ -47,7 +47,7 @@ def test_a_registered_name_comes_back_with_its_token_in_any_case(server: ServerP
         assert again.token == first.token
         assert (again.welcome["wins"], again.welcome["losses"], again.welcome["games"]) == (0, 0, [])
         again.wire.close()
-    assert server.get(f"/api/players/{name.lower()}") == (200, {"name": name, "wins": 0, "losses": 0})
+    assert server.get(f"/api/players/{name.lower()}") == (200, {"name": name, "wins": 0, "losses": 0, "bot": False})
 
 
 def test_a_player_may_be_connected_twice(server: ServerProcess) -> None:
@@ -184,7 +184,7 @@ def test_ping_carries_t_back_with_the_server_clock(server: ServerProcess) -> Non
 
 def test_health_and_404s(server: ServerProcess) -> None:
     assert server.get("/health") == (200, {"status": "ok"})
-    for path in ("/nothing", "/api/players/", "/api", "/api/players", "/api/games", "/api/nothing/x"):
+    for path in ("/nothing", "/api/players/", "/api", "/api/players", "/api/nothing/x"):
         status, body = server.get(path)
         assert status == 404, path
         assert isinstance(body, dict) and isinstance(body.get("error"), str), (path, body)

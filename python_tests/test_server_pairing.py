@@ -33,7 +33,9 @@ def seek(who: Player, size: int, color: str | None) -> None:
     frame: dict[str, Any] = {"type": "seek", "size": size}
     if color is not None:
         frame["color"] = color
-    assert who.wire.request(frame, "seeking") == {"type": "seeking", "size": size, "color": color or "any"}
+    assert who.wire.request(frame, "seeking") == {
+        "type": "seeking", "size": size, "color": color or "any", "opponent": "human"
+    }
 
 
 def paired(newcomer: Player, waiting: Player, size: int, color: str | None) -> Frame:
@@ -198,7 +200,7 @@ def test_a_seek_is_withdrawn_when_the_players_last_connection_closes(server: Ser
     one = player(server, "Ptwo")
     two = sign_in(server, one.name, one.token)
     seek(one, 9, "black")
-    assert two.wire.expect("seeking") == {"type": "seeking", "size": 9, "color": "black"}
+    assert two.wire.expect("seeking") == {"type": "seeking", "size": 9, "color": "black", "opponent": "human"}
     one.wire.close()
     state = paired(b, two, 9, "any")
     assert (state["black"], state["white"]) == (two.name, b.name)
@@ -211,7 +213,7 @@ def test_a_player_never_meets_itself(server: ServerProcess) -> None:
     two.wire.expect("seeking")
     two.wire.send({"type": "seek", "size": 9, "color": "white"})
     for wire in (one.wire, two.wire):  # replaced, not paired: every connection is told
-        assert wire.expect("seeking") == {"type": "seeking", "size": 9, "color": "white"}
+        assert wire.expect("seeking") == {"type": "seeking", "size": 9, "color": "white", "opponent": "human"}
     other = player(server, "Pself")
     state = paired(other, one, 9, "any")
     assert two.wire.expect("start")["game"] == state

@@ -101,7 +101,7 @@ def test_processes_started_together_on_an_empty_database_migrate_it_once(postgre
         servers = start_site(url)
         try:
             name = url.rsplit("/", 1)[1]
-            assert postgres.psql("SELECT version FROM gokata_migrations ORDER BY version", name).split() == ["1", "2", "3"]
+            assert postgres.psql("SELECT version FROM gokata_migrations ORDER BY version", name).split() == ["1", "2", "3", "4"]
             assert "fillfactor=50" in postgres.psql("SELECT reloptions FROM pg_class WHERE relname = 'games'", name)
             assert postgres.psql("SELECT size FROM seek_sizes ORDER BY size", name).split() == ["9", "13", "19"]
             for server in servers:

@@ -73,6 +73,8 @@ pub struct ServerGame {
     pub id: String,
     pub black: String,
     pub white: String,
+    /// Whether black and white are programs (bots).
+    pub bots: [bool; 2],
     pub move_time_ms: u64,
     game: Game,
     moves: Vec<Option<String>>,
@@ -85,6 +87,7 @@ impl ServerGame {
             id,
             black,
             white,
+            bots: [false; 2],
             move_time_ms,
             game: Game::new(size, size).expect("server board sizes are valid"),
             moves: Vec::new(),
@@ -103,7 +106,8 @@ impl ServerGame {
             stored.black.clone(),
             stored.white.clone(),
             stored.move_time_ms,
-        );
+        )
+        .with_bots(stored.bots);
         for (ply, point) in stored.moves.iter().enumerate() {
             let color = game.to_move();
             game.play(color, ply, point.as_deref())
@@ -116,12 +120,19 @@ impl ServerGame {
         Ok(game)
     }
 
+    /// The game with whether black and white are programs.
+    pub fn with_bots(mut self, bots: [bool; 2]) -> ServerGame {
+        self.bots = bots;
+        self
+    }
+
     pub fn stored(&self) -> StoredGame {
         StoredGame {
             id: self.id.clone(),
             size: self.size(),
             black: self.black.clone(),
             white: self.white.clone(),
+            bots: self.bots,
             komi: KOMI,
             move_time_ms: self.move_time_ms,
             moves: self.moves.clone(),

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use axum::extract::ws::WebSocketUpgrade;
-use axum::extract::{ConnectInfo, Path, Request, State};
+use axum::extract::{ConnectInfo, Path, Query, Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -15,7 +15,7 @@ use axum::Router;
 use tokio::sync::{mpsc, oneshot};
 
 use super::accept::Peer;
-use super::hub::{Answer, Event, Query};
+use super::hub::{Answer, Event, Query as HubQuery};
 use super::limits::{client_address, BucketsByAddress, ConnectionCounts, Limits};
 use super::socket::{self, Holding};
 
@@ -40,10 +40,18 @@ pub fn router(hub: mpsc::Sender<Event>, alive: Arc<()>, limits: Limits, healthy:
         api_requests: Arc::new(Mutex::new(BucketsByAddress::new(2.0 * per_second, per_second))),
         sockets: ConnectionCounts::default(),
     };
-    let api = Router::new()
-        .route("/api/players/{name}", get(player))
-        .route("/api/games/{id}", get(game))
-        .route_layer(middleware::from_fn_with_state(state.clone(), rate_limited));
+    let api =
+        Router::new()
+            .route("/api/players/{name}", get(player))
+            .route("/api/games", get(games))
+            .route("/api/games/{id}", get(game))
+            .route(
+                "/api/seeks",
+                get(|State(state): State<AppState>| async move {
+                    ask(&state, HubQuery::Seeks, String::new()).await
+                }),
+            )
+            .route_layer(middleware::from_fn_with_state(state.clone(), rate_limited));
     Router::new()
         .route(
             "/",
@@ -153,17 +161,33 @@ async fn upgrade(
 
 async fn player(State(state): State<AppState>, Path(name): Path<String>) -> Response {
     let missing = format!("no player is named {name:?}");
-    ask(&state, Query::Player(name), missing).await
+    ask(&state, HubQuery::Player(name), missing).await
+}
+
+/// `/api/games?status=playing` (the only status listed, and the default): the games being played.
+async fn games(State(state): State<AppState>, Query(query): Query<GamesQuery>) -> Response {
+    match query.status.as_deref() {
+        None | Some("playing") => ask(&state, HubQuery::LiveGames, String::new()).await,
+        Some(other) => json(
+            StatusCode::BAD_REQUEST,
+            error_body(&format!("status must be playing, not {other:?}")),
+        ),
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct GamesQuery {
+    status: Option<String>,
 }
 
 /// `/api/games/ID`: the STATE; `/api/games/ID.sgf`: the SGF record.
 async fn game(State(state): State<AppState>, Path(id): Path<String>) -> Response {
     let Some(id) = id.strip_suffix(".sgf") else {
         let missing = format!("no game has the id {id:?}");
-        return ask(&state, Query::Game(id), missing).await;
+        return ask(&state, HubQuery::Game(id), missing).await;
     };
     let missing = format!("no game has the id {id:?}");
-    let mut response = ask(&state, Query::GameSgf(id.to_string()), missing).await;
+    let mut response = ask(&state, HubQuery::GameSgf(id.to_string()), missing).await;
     if response.status() == StatusCode::OK {
         let headers = response.headers_mut();
         headers.insert(
@@ -180,7 +204,7 @@ async fn game(State(state): State<AppState>, Path(id): Path<String>) -> Response
     response
 }
 
-async fn ask(state: &AppState, query: Query, missing: String) -> Response {
+async fn ask(state: &AppState, query: HubQuery, missing: String) -> Response {
     let (reply, answer) = oneshot::channel();
     if state.hub.send(Event::Query { query, reply }).await.is_err() {
         return json(

@@ -27,7 +27,10 @@ use super::auth;
 use super::game::{EndReason, GameResult, Refusal, ServerGame, Turn};
 use super::limits::BucketsByAddress;
 use super::lobby::Seek;
-use super::protocol::{ClientFrame, ErrorCode, GameState, Refused, SeekColor, ServerMessage};
+use super::protocol::{
+    sizes_value, ClientFrame, ErrorCode, GameState, GameSummary, Opponent, Refused, SeekColor, SeekView,
+    ServerMessage,
+};
 use super::store::{Change, GameNow, Outcome, PlayerRecord, Records, Remote, Store, StoreError, Write};
 use crate::engine::Color;
 use presence::Elsewhere;
@@ -39,6 +42,8 @@ const MAX_BATCH: usize = 512;
 /// How often a process on a shared database says it is alive (its listener says so too, on a
 /// connection of its own); an idle hub also notices a lost database this way.
 const HEARTBEAT: Duration = Duration::from_secs(1);
+/// The most games `/api/games` lists.
+const LISTED_GAMES: usize = 200;
 /// The longest wait between two attempts to reach a lost database.
 const MAX_RECONNECT_WAIT: Duration = Duration::from_secs(2);
 
@@ -59,6 +64,10 @@ pub enum Query {
     Game(String),
     /// The game as an SGF record.
     GameSgf(String),
+    /// The games being played, newest first.
+    LiveGames,
+    /// The seeks waiting, oldest first.
+    Seeks,
 }
 
 /// The answer to a [`Query`]: a body (JSON, or SGF for `GameSgf`).
@@ -121,6 +130,9 @@ struct LiveGame {
     /// What this process holds of the game may differ from the store (a write of it was
     /// rejected, or its fate is unknown): the next catch-up reads it whole.
     dirty: bool,
+    /// When this process first held the game, in the order of games: the lobby lists the
+    /// newest first.
+    order: u64,
 }
 
 impl LiveGame {
@@ -132,6 +144,7 @@ impl LiveGame {
             queued: None,
             announced,
             dirty: false,
+            order: 0,
         }
     }
 }
@@ -157,6 +170,8 @@ enum Delivery {
         game: String,
     },
     Reply(oneshot::Sender<Answer>, Answer),
+    /// The list of games being played, made at delivery time: only committed games.
+    ReplyLiveGames(oneshot::Sender<Answer>),
     /// An API answer about a live game, made at delivery time likewise.
     ReplyLive {
         reply: oneshot::Sender<Answer>,
@@ -186,6 +201,8 @@ pub struct Hub {
     players: HashMap<String, Player>,
     /// Every game being played, wherever its players are connected.
     games: HashMap<String, LiveGame>,
+    /// Games held since the start, for their order.
+    games_held: u64,
     /// Entries at or before their games' deadlines; one that comes up early is queued again
     /// for its game's deadline.
     clocks: BinaryHeap<Reverse<(Instant, String)>>,
@@ -239,6 +256,7 @@ impl Hub {
             connections: HashMap::new(),
             players: HashMap::new(),
             games: HashMap::new(),
+            games_held: 0,
             clocks: BinaryHeap::new(),
             writes: Vec::new(),
             origins: Vec::new(),
@@ -263,7 +281,7 @@ impl Hub {
             let game = ServerGame::from_stored(&now.game).map_err(StoreError::Corrupt)?;
             let remaining = remaining(&now, &game);
             let id = game.id.clone();
-            hub.games.insert(id.clone(), LiveGame::new(game));
+            hub.hold(LiveGame::new(game));
             hub.arm_clock(&id, remaining);
         }
         Ok(hub)
@@ -439,7 +457,7 @@ impl Hub {
                 self.pong(conn, &t);
                 Ok(())
             }
-            (ClientFrame::Hello { name, token }, None) => self.hello(conn, &name, token).await,
+            (ClientFrame::Hello { name, token, bot }, None) => self.hello(conn, &name, token, bot).await,
             (ClientFrame::Hello { .. }, Some(player)) => Err(Refused::bad_request(format!(
                 "already signed in as {}",
                 self.players[&player].record.name
@@ -447,7 +465,14 @@ impl Hub {
             (_, None) => Err(Refused::bad_request(
                 "say hello first: {\"type\":\"hello\",\"name\":...}",
             )),
-            (ClientFrame::Seek { size, color }, Some(player)) => self.seek(&player, size, color).await,
+            (
+                ClientFrame::Seek {
+                    sizes,
+                    color,
+                    opponent,
+                },
+                Some(player),
+            ) => self.seek(&player, sizes, color, opponent).await,
             (ClientFrame::Cancel, Some(player)) => {
                 let name = self.players[&player].record.name.clone();
                 match self.store.cancel_seek(&name).await {
@@ -472,7 +497,13 @@ impl Hub {
         }
     }
 
-    async fn hello(&mut self, conn: ConnId, name: &str, token: Option<String>) -> Result<(), Refused> {
+    async fn hello(
+        &mut self,
+        conn: ConnId,
+        name: &str,
+        token: Option<String>,
+        bot: bool,
+    ) -> Result<(), Refused> {
         auth::check_name(name).map_err(Refused::bad_request)?;
         let key = auth::name_key(name);
         let known = match self.players.get(&key) {
@@ -486,7 +517,7 @@ impl Hub {
                 let hash = auth::token_hash(&token);
                 let added = self
                     .store
-                    .add_player(name, &hash)
+                    .add_player(name, &hash, bot)
                     .await
                     .map_err(|error| self.lost(error))?;
                 if !added {
@@ -497,6 +528,7 @@ impl Hub {
                     token_hash: hash,
                     wins: 0,
                     losses: 0,
+                    bot,
                 };
                 self.players.insert(
                     key.clone(),
@@ -514,17 +546,25 @@ impl Hub {
                 ))
             }
             (Some(_), None) => return Err(name_taken(name)),
-            (Some(record), Some(token)) => {
+            (Some(mut record), Some(token)) => {
                 if !auth::token_matches(&token, &record.token_hash) {
                     return Err(Refused::new(
                         ErrorCode::BadToken,
                         format!("wrong token for {:?}", record.name),
                     ));
                 }
-                self.players.entry(key.clone()).or_insert(Player {
-                    record,
+                if bot && !record.bot {
+                    self.store
+                        .mark_bot(&record.name)
+                        .await
+                        .map_err(|error| self.lost(error))?;
+                    record.bot = true;
+                }
+                let player = self.players.entry(key.clone()).or_insert(Player {
+                    record: record.clone(),
                     connections: Vec::new(),
                 });
+                player.record.bot = record.bot;
                 token
             }
         };
@@ -556,9 +596,21 @@ impl Hub {
         })
     }
 
-    async fn seek(&mut self, player: &str, size: usize, color: SeekColor) -> Result<(), Refused> {
-        let name = self.players[player].record.name.clone();
-        let seek = Seek { name, size, color };
+    async fn seek(
+        &mut self,
+        player: &str,
+        sizes: Vec<usize>,
+        color: SeekColor,
+        opponent: Opponent,
+    ) -> Result<(), Refused> {
+        let record = &self.players[player].record;
+        let seek = Seek {
+            name: record.name.clone(),
+            sizes: sizes.clone(),
+            color,
+            opponent,
+            bot: record.bot,
+        };
         let move_time_ms = self.move_time_ms();
         let paired = self
             .store
@@ -570,6 +622,7 @@ impl Hub {
                     pairing.white,
                     move_time_ms,
                 )
+                .with_bots(pairing.bots)
                 .stored()
             })
             .await
@@ -578,8 +631,9 @@ impl Hub {
             self.tell_player(
                 player,
                 &ServerMessage::Seeking {
-                    size,
+                    size: sizes_value(&sizes),
                     color: color.name(),
+                    opponent: opponent.name(),
                 },
             );
             return Ok(());
@@ -591,7 +645,7 @@ impl Hub {
         .to_json();
         let id = game.id.clone();
         let players = player_keys(&game);
-        self.games.insert(id.clone(), LiveGame::new(game));
+        self.hold(LiveGame::new(game));
         if paired.stored {
             self.tell_both(players, start, None);
             self.arm_clock(&id, Duration::from_millis(move_time_ms));
@@ -1045,7 +1099,7 @@ impl Hub {
         let mut rebuilt = LiveGame::new(game);
         // Its entry in `clocks` stays: one entry per game, however often it changes.
         rebuilt.queued = queued;
-        self.games.insert(id.clone(), rebuilt);
+        self.hold(rebuilt);
         self.arm_clock(&id, remaining);
         Ok(())
     }
@@ -1068,9 +1122,21 @@ impl Hub {
             self.send_to_player(&player, &start);
         }
         let id = game.id.clone();
-        self.games.insert(id.clone(), LiveGame::new(game));
+        self.hold(LiveGame::new(game));
         self.arm_clock(&id, remaining);
         Ok(())
+    }
+
+    /// Holds a live game, new or rebuilt (which keeps its place in the order of games).
+    fn hold(&mut self, mut live: LiveGame) {
+        live.order = match self.games.get(&live.game.id) {
+            Some(held) => held.order,
+            None => {
+                self.games_held += 1;
+                self.games_held
+            }
+        };
+        self.games.insert(live.game.id.clone(), live);
     }
 
     /// Starts the game's clock: the player to move has `remaining` from now.
@@ -1109,6 +1175,9 @@ impl Hub {
             Delivery::Reply(reply, answer) => {
                 let _ = reply.send(answer);
             }
+            Delivery::ReplyLiveGames(reply) => {
+                let _ = reply.send(Answer::Found(self.live_games_listed()));
+            }
             Delivery::ReplyLive { reply, game, view } => {
                 let answer = match self.live_view(&game, view) {
                     Some(body) => Answer::Found(body),
@@ -1117,6 +1186,18 @@ impl Hub {
                 let _ = reply.send(answer);
             }
         }
+    }
+
+    /// The games being played, newest first: at most [`LISTED_GAMES`], and how many there are.
+    fn live_games_listed(&self) -> String {
+        let mut playing: Vec<&LiveGame> = self.games.values().filter(|live| !live.game.is_over()).collect();
+        playing.sort_by_key(|live| Reverse(live.order));
+        let listed: Vec<GameSummary> = playing
+            .iter()
+            .take(LISTED_GAMES)
+            .map(|live| GameSummary::of(&live.game))
+            .collect();
+        serde_json::json!({"games": listed, "total": playing.len()}).to_string()
     }
 
     /// A live game (or one that ended in this batch) as STATE JSON or an SGF record, as it is
@@ -1178,6 +1259,7 @@ impl Hub {
             token,
             wins: record.wins,
             losses: record.losses,
+            bot: record.bot,
             games: games.iter().map(|live| self.state_of(live)).collect(),
         }
         .to_json();
@@ -1286,6 +1368,11 @@ impl Hub {
             };
         }
         let answer = match query {
+            Query::LiveGames => return Delivery::ReplyLiveGames(reply),
+            Query::Seeks => self.store.waiting_seeks().await.map(|seeks| {
+                let listed: Vec<SeekView> = seeks.iter().map(SeekView::of).collect();
+                Some(serde_json::json!({ "seeks": listed }).to_string())
+            }),
             Query::Player(name) if auth::check_name(&name).is_err() => Ok(None),
             Query::Player(name) => match self.players.get(&auth::name_key(&name)) {
                 Some(player) => Ok(Some(player.record.clone())),
@@ -1293,8 +1380,10 @@ impl Hub {
             }
             .map(|record| {
                 record.map(|record| {
-                    serde_json::json!({"name": record.name, "wins": record.wins, "losses": record.losses})
-                        .to_string()
+                    serde_json::json!({
+                        "name": record.name, "wins": record.wins, "losses": record.losses, "bot": record.bot
+                    })
+                    .to_string()
                 })
             }),
             Query::GameSgf(id) => match self.games.get(&id) {

@@ -1,14 +1,20 @@
-//! Seeks waiting for a partner, and pairing: the oldest compatible seek of the same size.
+//! Seeks waiting for a partner, and pairing: the oldest seek that fits, by size, colour and
+//! kind of opponent.
 
-use super::protocol::SeekColor;
+use super::protocol::{Opponent, SeekColor};
 use crate::engine::Color;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Seek {
     /// The player's name as registered.
     pub name: String,
-    pub size: usize,
+    /// The board sizes accepted, the preferred first.
+    pub sizes: Vec<usize>,
     pub color: SeekColor,
+    /// Whom the player will play.
+    pub opponent: Opponent,
+    /// Whether the player is a program.
+    pub bot: bool,
 }
 
 /// Two players paired for a game.
@@ -17,6 +23,8 @@ pub struct Pairing {
     pub size: usize,
     pub black: String,
     pub white: String,
+    /// Whether black and white are programs.
+    pub bots: [bool; 2],
 }
 
 /// Waiting seeks, oldest first; at most one per player.
@@ -26,15 +34,12 @@ pub struct Lobby {
 }
 
 impl Lobby {
-    /// `seek` replaces the player's earlier seek, then is paired with the oldest compatible
-    /// seek of another player, or waits. `coin` draws black for the new seek when both said any.
+    /// `seek` replaces the player's earlier seek, then is paired with the oldest seek of
+    /// another player that fits it, or waits. `coin` draws black for the new seek when both
+    /// said any.
     pub fn seek(&mut self, seek: Seek, coin: impl FnOnce() -> bool) -> Option<Pairing> {
         self.cancel(&seek.name);
-        let Some(index) = self
-            .seeks
-            .iter()
-            .position(|waiting| waiting.size == seek.size && compatible(waiting.color, seek.color))
-        else {
+        let Some(index) = self.seeks.iter().position(|waiting| fits(waiting, &seek)) else {
             self.seeks.push(seek);
             return None;
         };
@@ -54,6 +59,15 @@ impl Lobby {
     }
 }
 
+/// Whether two seeks make a game: a size in common, not both the same colour, and each
+/// player the kind of opponent the other asked for.
+pub fn fits(a: &Seek, b: &Seek) -> bool {
+    common_size(b, a).is_some()
+        && compatible(a.color, b.color)
+        && a.opponent.accepts(b.bot)
+        && b.opponent.accepts(a.bot)
+}
+
 /// Whether two seeks' colours fit: not both the same colour.
 pub fn compatible(a: SeekColor, b: SeekColor) -> bool {
     match (a.wanted(), b.wanted()) {
@@ -62,23 +76,34 @@ pub fn compatible(a: SeekColor, b: SeekColor) -> bool {
     }
 }
 
-/// The game of a new seek and the waiting one it fits: a colour asked for decides, and `coin`
-/// draws black for the new seek when both said any.
+/// The size of a game of `seek` with `waiting`: the first of the new seek's sizes the waiting
+/// one accepts.
+fn common_size(seek: &Seek, waiting: &Seek) -> Option<usize> {
+    seek.sizes
+        .iter()
+        .copied()
+        .find(|size| waiting.sizes.contains(size))
+}
+
+/// The game of a new seek and a waiting one that fits it: a colour asked for decides, and
+/// `coin` draws black for the new seek when both said any.
 pub fn pair(seek: Seek, waiting: Seek, coin: impl FnOnce() -> bool) -> Pairing {
+    let size = common_size(&seek, &waiting).expect("paired seeks share a size");
     let new_is_black = match (seek.color.wanted(), waiting.color.wanted()) {
         (Some(color), _) => color == Color::Black,
         (None, Some(color)) => color == Color::White,
         (None, None) => coin(),
     };
     let (black, white) = if new_is_black {
-        (seek.name, waiting.name)
+        (seek, waiting)
     } else {
-        (waiting.name, seek.name)
+        (waiting, seek)
     };
     Pairing {
-        size: seek.size,
-        black,
-        white,
+        size,
+        bots: [black.bot, white.bot],
+        black: black.name,
+        white: white.name,
     }
 }
 
@@ -89,8 +114,20 @@ mod tests {
     fn seek(name: &str, size: usize, color: SeekColor) -> Seek {
         Seek {
             name: name.into(),
-            size,
+            sizes: vec![size],
             color,
+            opponent: Opponent::Human,
+            bot: false,
+        }
+    }
+
+    fn bot(name: &str, sizes: &[usize], opponent: Opponent) -> Seek {
+        Seek {
+            name: name.into(),
+            sizes: sizes.to_vec(),
+            color: SeekColor::Any,
+            opponent,
+            bot: true,
         }
     }
 
@@ -113,7 +150,8 @@ mod tests {
             Some(Pairing {
                 size: 9,
                 black: "a".into(),
-                white: "d".into()
+                white: "d".into(),
+                bots: [false; 2],
             })
         );
         assert_eq!(
@@ -121,7 +159,8 @@ mod tests {
             Some(Pairing {
                 size: 9,
                 black: "c".into(),
-                white: "e".into()
+                white: "e".into(),
+                bots: [false; 2],
             })
         );
         assert_eq!(lobby.waiting(), &[seek("b", 13, SeekColor::White)]);
@@ -156,6 +195,58 @@ mod tests {
         assert!(!lobby.cancel("a"));
         lobby.seek(seek("a", 19, SeekColor::Any), never);
         assert!(lobby.cancel("A"));
+        assert!(lobby.waiting().is_empty());
+    }
+
+    #[test]
+    fn people_meet_bots_only_when_they_ask_and_bots_meet_bots_only_when_both_ask() {
+        let mut lobby = Lobby::default();
+        assert_eq!(
+            lobby.seek(bot("robot", &[9, 13, 19], Opponent::Human), never),
+            None
+        );
+        assert_eq!(
+            lobby.seek(seek("alice", 9, SeekColor::Any), never),
+            None,
+            "a person's seek asks for a person by default"
+        );
+        let mut asking = seek("bob", 13, SeekColor::Black);
+        asking.opponent = Opponent::Computer;
+        let pairing = lobby.seek(asking, never).unwrap();
+        assert_eq!(
+            pairing,
+            Pairing {
+                size: 13,
+                black: "bob".into(),
+                white: "robot".into(),
+                bots: [false, true],
+            }
+        );
+        assert_eq!(lobby.waiting(), &[seek("alice", 9, SeekColor::Any)]);
+        lobby.cancel("alice");
+        assert_eq!(lobby.seek(bot("robot", &[9], Opponent::Human), never), None);
+        assert_eq!(
+            lobby.seek(bot("droid", &[9], Opponent::Any), never),
+            None,
+            "the waiting bot asked for people"
+        );
+        let pairing = lobby
+            .seek(bot("tin", &[19, 9], Opponent::Computer), || true)
+            .unwrap();
+        assert_eq!((pairing.size, pairing.bots), (9, [true, true]));
+        assert_eq!((pairing.black.as_str(), pairing.white.as_str()), ("tin", "droid"));
+    }
+
+    #[test]
+    fn a_game_takes_the_new_seeks_first_size_that_the_waiting_one_accepts() {
+        let mut lobby = Lobby::default();
+        let mut many = bot("robot", &[19, 9], Opponent::Any);
+        many.bot = false;
+        lobby.seek(many, never);
+        let mut asking = seek("alice", 13, SeekColor::Any);
+        asking.sizes = vec![13, 9, 19];
+        let pairing = lobby.seek(asking, || false).unwrap();
+        assert_eq!(pairing.size, 9);
         assert!(lobby.waiting().is_empty());
     }
 }

@@ -5,6 +5,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::game::{GameResult, ServerGame};
+use super::lobby::Seek;
 use super::store::Records;
 use crate::engine::Color;
 
@@ -90,17 +91,73 @@ impl SeekColor {
     }
 }
 
+/// Whom a seek will play: people, computer programs (bots), or either.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Opponent {
+    Human,
+    Computer,
+    Any,
+}
+
+impl Opponent {
+    pub fn name(self) -> &'static str {
+        match self {
+            Opponent::Human => "human",
+            Opponent::Computer => "computer",
+            Opponent::Any => "any",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Opponent> {
+        [Opponent::Human, Opponent::Computer, Opponent::Any]
+            .into_iter()
+            .find(|opponent| opponent.name() == name)
+    }
+
+    /// Whether a player who is a bot (or not) is welcome.
+    pub fn accepts(self, bot: bool) -> bool {
+        match self {
+            Opponent::Human => !bot,
+            Opponent::Computer => bot,
+            Opponent::Any => true,
+        }
+    }
+}
+
 /// A frame from a client.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ClientFrame {
-    Hello { name: String, token: Option<String> },
-    Seek { size: usize, color: SeekColor },
+    Hello {
+        name: String,
+        token: Option<String>,
+        /// The player is a program: the account is marked as a bot for good.
+        bot: bool,
+    },
+    Seek {
+        /// The board sizes accepted, the preferred first; `size` on the wire, a number or a list.
+        sizes: Vec<usize>,
+        color: SeekColor,
+        opponent: Opponent,
+    },
     Cancel,
-    Move { game: String, ply: usize, point: String },
-    Pass { game: String, ply: usize },
-    Resign { game: String },
-    Sync { game: String },
-    Ping { t: Value },
+    Move {
+        game: String,
+        ply: usize,
+        point: String,
+    },
+    Pass {
+        game: String,
+        ply: usize,
+    },
+    Resign {
+        game: String,
+    },
+    Sync {
+        game: String,
+    },
+    Ping {
+        t: Value,
+    },
 }
 
 impl ClientFrame {
@@ -126,14 +183,23 @@ impl ClientFrame {
             "hello" => ClientFrame::Hello {
                 name: fields.string("name")?.to_string(),
                 token: fields.optional_string("token")?.map(String::from),
+                bot: fields.flag("bot")?,
             },
             "seek" => ClientFrame::Seek {
-                size: fields.board_size()?,
+                sizes: fields.board_sizes()?,
                 color: match fields.optional_string("color")? {
                     None => SeekColor::Any,
                     Some(name) => SeekColor::from_name(name).ok_or_else(|| {
                         Refused::bad_request(format!(
                             "field 'color' must be black, white or any, not {name:?}"
+                        ))
+                    })?,
+                },
+                opponent: match fields.optional_string("opponent")? {
+                    None => Opponent::Human,
+                    Some(name) => Opponent::from_name(name).ok_or_else(|| {
+                        Refused::bad_request(format!(
+                            "field 'opponent' must be human, computer or any, not {name:?}"
                         ))
                     })?,
                 },
@@ -206,14 +272,53 @@ impl Fields<'_> {
         Ok(usize::try_from(self.whole_number("ply")?).unwrap_or(usize::MAX))
     }
 
-    fn board_size(&self) -> Result<usize, Refused> {
-        let size = self.whole_number("size")?;
-        super::game::BOARD_SIZES
-            .iter()
-            .copied()
-            .find(|&s| s as u64 == size)
-            .ok_or_else(|| Refused::bad_request(format!("field 'size' must be 9, 13 or 19, not {size}")))
+    fn flag(&self, name: &str) -> Result<bool, Refused> {
+        match self.0.get(name) {
+            None | Some(Value::Null) => Ok(false),
+            Some(Value::Bool(flag)) => Ok(*flag),
+            Some(other) => Err(Refused::bad_request(format!(
+                "field '{name}' must be true or false, not {}",
+                shown(other)
+            ))),
+        }
     }
+
+    /// `size`: one board size, or a list of them (each once, at least one).
+    fn board_sizes(&self) -> Result<Vec<usize>, Refused> {
+        let Some(Value::Array(list)) = self.0.get("size") else {
+            return Ok(vec![board_size(self.whole_number("size")?)?]);
+        };
+        if list.is_empty() {
+            return Err(Refused::bad_request(
+                "field 'size' is an empty list: name at least one size",
+            ));
+        }
+        let mut sizes = Vec::new();
+        for value in list {
+            let size = value
+                .as_u64()
+                .ok_or_else(|| {
+                    Refused::bad_request(format!(
+                        "field 'size' must list whole numbers, not {}",
+                        shown(value)
+                    ))
+                })
+                .and_then(board_size)?;
+            if sizes.contains(&size) {
+                return Err(Refused::bad_request(format!("field 'size' lists {size} twice")));
+            }
+            sizes.push(size);
+        }
+        Ok(sizes)
+    }
+}
+
+fn board_size(size: u64) -> Result<usize, Refused> {
+    super::game::BOARD_SIZES
+        .iter()
+        .copied()
+        .find(|&s| s as u64 == size)
+        .ok_or_else(|| Refused::bad_request(format!("field 'size' must be 9, 13 or 19, not {size}")))
 }
 
 fn kind(value: &Value) -> &'static str {
@@ -262,13 +367,16 @@ pub struct GameState<'a> {
     pub score: Option<ScoreView>,
     pub move_time_ms: u64,
     pub remaining_ms: Option<u64>,
+    /// Whether each player is a program.
+    pub bots: ByColor,
     /// Whether each player is connected to the server, while the game is on.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub connected: Option<ConnectedView>,
+    pub connected: Option<ByColor>,
 }
 
+/// A yes or no for each player.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct ConnectedView {
+pub struct ByColor {
     pub black: bool,
     pub white: bool,
 }
@@ -291,6 +399,10 @@ impl GameState<'_> {
             score: result.and_then(score_view),
             move_time_ms: game.move_time_ms,
             remaining_ms: result.is_none().then_some(remaining_ms),
+            bots: ByColor {
+                black: game.bots[0],
+                white: game.bots[1],
+            },
             connected: None,
         }
     }
@@ -298,12 +410,73 @@ impl GameState<'_> {
     /// With whether each player is connected (`connected(name)`), if the game is on.
     pub fn with_connected(mut self, connected: impl Fn(&str) -> bool) -> Self {
         if self.status == "playing" {
-            self.connected = Some(ConnectedView {
+            self.connected = Some(ByColor {
                 black: connected(self.black),
                 white: connected(self.white),
             });
         }
         self
+    }
+}
+
+/// A game being played, as the lobby lists it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GameSummary<'a> {
+    pub id: &'a str,
+    pub size: usize,
+    pub black: &'a str,
+    pub white: &'a str,
+    pub bots: ByColor,
+    /// Turns played so far.
+    pub moves: usize,
+    pub to_move: &'static str,
+}
+
+impl GameSummary<'_> {
+    pub fn of(game: &ServerGame) -> GameSummary<'_> {
+        GameSummary {
+            id: &game.id,
+            size: game.size(),
+            black: &game.black,
+            white: &game.white,
+            bots: ByColor {
+                black: game.bots[0],
+                white: game.bots[1],
+            },
+            moves: game.moves().len(),
+            to_move: game.to_move().name(),
+        }
+    }
+}
+
+/// A waiting seek, as the lobby lists it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SeekView<'a> {
+    pub name: &'a str,
+    /// One size as a number, several as a list.
+    pub size: Value,
+    pub color: &'static str,
+    pub opponent: &'static str,
+    pub bot: bool,
+}
+
+impl SeekView<'_> {
+    pub fn of(seek: &Seek) -> SeekView<'_> {
+        SeekView {
+            name: &seek.name,
+            size: sizes_value(&seek.sizes),
+            color: seek.color.name(),
+            opponent: seek.opponent.name(),
+            bot: seek.bot,
+        }
+    }
+}
+
+/// One size as a number, several as a list (as `seek` takes them).
+pub fn sizes_value(sizes: &[usize]) -> Value {
+    match sizes {
+        [size] => (*size).into(),
+        sizes => sizes.into(),
     }
 }
 
@@ -320,6 +493,7 @@ pub struct StandingView {
     pub name: String,
     pub wins: u32,
     pub losses: u32,
+    pub bot: bool,
 }
 
 impl From<&super::store::Standing> for StandingView {
@@ -328,6 +502,7 @@ impl From<&super::store::Standing> for StandingView {
             name: standing.name.clone(),
             wins: standing.wins,
             losses: standing.losses,
+            bot: standing.bot,
         }
     }
 }
@@ -341,11 +516,14 @@ pub enum ServerMessage<'a> {
         token: &'a str,
         wins: u32,
         losses: u32,
+        bot: bool,
         games: Vec<GameState<'a>>,
     },
     Seeking {
-        size: usize,
+        /// One size as a number, several as a list.
+        size: Value,
         color: &'static str,
+        opponent: &'static str,
     },
     Cancelled,
     Start {
@@ -440,14 +618,32 @@ mod tests {
             ClientFrame::parse(r#"{"type":"hello","name":"alice","extra":1}"#),
             Ok(ClientFrame::Hello {
                 name: "alice".into(),
-                token: None
+                token: None,
+                bot: false
             })
         );
         assert_eq!(
             ClientFrame::parse(r#"{"type":"seek","size":13}"#),
             Ok(ClientFrame::Seek {
-                size: 13,
-                color: SeekColor::Any
+                sizes: vec![13],
+                color: SeekColor::Any,
+                opponent: Opponent::Human
+            })
+        );
+        assert_eq!(
+            ClientFrame::parse(r#"{"type":"hello","name":"robot","bot":true}"#),
+            Ok(ClientFrame::Hello {
+                name: "robot".into(),
+                token: None,
+                bot: true
+            })
+        );
+        assert_eq!(
+            ClientFrame::parse(r#"{"type":"seek","size":[19,9],"opponent":"computer","color":"white"}"#),
+            Ok(ClientFrame::Seek {
+                sizes: vec![19, 9],
+                color: SeekColor::White,
+                opponent: Opponent::Computer
             })
         );
         assert_eq!(
@@ -473,6 +669,12 @@ mod tests {
         assert!(refused(r#"{"type":"seek","size":10}"#).contains("not 10"));
         assert!(refused(r#"{"type":"seek","size":"9"}"#).contains("'size'"));
         assert!(refused(r#"{"type":"seek","size":9,"color":"red"}"#).contains("\"red\""));
+        assert!(refused(r#"{"type":"seek","size":9,"opponent":"robot"}"#).contains("\"robot\""));
+        assert!(refused(r#"{"type":"seek","size":[]}"#).contains("empty"));
+        assert!(refused(r#"{"type":"seek","size":[9,9]}"#).contains("9 twice"));
+        assert!(refused(r#"{"type":"seek","size":[9,10]}"#).contains("not 10"));
+        assert!(refused(r#"{"type":"seek","size":[9,"13"]}"#).contains("\"13\""));
+        assert!(refused(r#"{"type":"hello","name":"a","bot":"yes"}"#).contains("'bot'"));
         assert!(refused(r#"{"type":"move","game":"g","ply":-1,"point":"5E"}"#).contains("-1"));
         assert!(refused(r#"{"type":"move","game":"g","ply":1.5,"point":"5E"}"#).contains("1.5"));
         assert!(refused(r#"{"type":"move","game":7,"ply":1,"point":"5E"}"#).contains("'game'"));

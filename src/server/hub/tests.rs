@@ -165,11 +165,11 @@ async fn the_player_to_move_loses_when_the_move_time_runs_out() {
     assert_eq!(over["score"], Value::Null);
     assert_eq!(
         over["records"]["black"],
-        json!({"name": "alice", "wins": 1, "losses": 0})
+        json!({"name": "alice", "wins": 1, "losses": 0, "bot": false})
     );
     assert_eq!(
         over["records"]["white"],
-        json!({"name": "bob", "wins": 0, "losses": 1})
+        json!({"name": "bob", "wins": 0, "losses": 1, "bot": false})
     );
 }
 

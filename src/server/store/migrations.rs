@@ -11,7 +11,8 @@ use super::StoreError;
 
 /// SQLite keeps its version in `PRAGMA user_version`. Migration 1 is written so that files made
 /// before versions existed (the same tables, version 0) take it as it is.
-const SQLITE: &[&str] = &["
+const SQLITE: &[&str] = &[
+    "
 CREATE TABLE IF NOT EXISTS players (
     id INTEGER PRIMARY KEY,
     name TEXT NOT NULL UNIQUE COLLATE NOCASE,
@@ -39,7 +40,12 @@ CREATE TABLE IF NOT EXISTS turns (
     point TEXT,
     PRIMARY KEY (game, ply)
 ) WITHOUT ROWID;
-"];
+",
+    "
+-- Programs (bots) say so in their hello, and stay marked.
+ALTER TABLE players ADD COLUMN bot INTEGER NOT NULL DEFAULT 0 CHECK (bot IN (0, 1));
+",
+];
 
 /// PostgreSQL keeps its version in `gokata_migrations`. Beyond SQLite's tables: a game's turn
 /// count, deadline and the transaction that wrote it last (the conditions of every write),
@@ -103,6 +109,15 @@ ALTER TABLE games SET (fillfactor = 50);
 -- A turn is stored only by the statement that advances its game's row, which it has just
 -- locked and found: checking the reference again cost each turn a third of its time.
 ALTER TABLE turns DROP CONSTRAINT turns_game_fkey;
+",
+    "
+-- Programs (bots) say so in their hello, and stay marked. A seek may accept several board
+-- sizes (NULL: only `size`, as processes of the previous version write it), and says whom it
+-- will play; a bot's seek is marked so that pairing need not read the players.
+ALTER TABLE players ADD COLUMN bot BOOLEAN NOT NULL DEFAULT false;
+ALTER TABLE seeks ADD COLUMN sizes INTEGER[],
+    ADD COLUMN opponent TEXT NOT NULL DEFAULT 'human' CHECK (opponent IN ('human', 'computer', 'any')),
+    ADD COLUMN bot BOOLEAN NOT NULL DEFAULT false;
 ",
 ];
 

@@ -28,6 +28,8 @@ pub struct PlayerRecord {
     pub token_hash: [u8; 32],
     pub wins: u32,
     pub losses: u32,
+    /// A program, marked so by its own `hello`, for good.
+    pub bot: bool,
 }
 
 /// A player's public record.
@@ -36,6 +38,7 @@ pub struct Standing {
     pub name: String,
     pub wins: u32,
     pub losses: u32,
+    pub bot: bool,
 }
 
 /// A game as stored: enough to rebuild it by replaying its turns.
@@ -45,6 +48,8 @@ pub struct StoredGame {
     pub size: usize,
     pub black: String,
     pub white: String,
+    /// Whether black and white are programs: read from the players' accounts.
+    pub bots: [bool; 2],
     pub komi: f64,
     pub move_time_ms: u64,
     /// Every turn in order, kata coordinates, `None` for a pass.
@@ -177,9 +182,24 @@ impl Store {
         on_backend!(self, store => store.player(name))
     }
 
-    /// Registers `name`; `false` if the name (regardless of case) is taken.
-    pub async fn add_player(&mut self, name: &str, token_hash: &[u8; 32]) -> Result<bool, StoreError> {
-        on_backend!(self, store => store.add_player(name, token_hash))
+    /// Registers `name` (a program if `bot`); `false` if the name (regardless of case) is taken.
+    pub async fn add_player(
+        &mut self,
+        name: &str,
+        token_hash: &[u8; 32],
+        bot: bool,
+    ) -> Result<bool, StoreError> {
+        on_backend!(self, store => store.add_player(name, token_hash, bot))
+    }
+
+    /// Marks a registered player as a program, for good.
+    pub async fn mark_bot(&mut self, name: &str) -> Result<(), StoreError> {
+        on_backend!(self, store => store.mark_bot(name))
+    }
+
+    /// The seeks waiting now, oldest first (on a shared database, those of live processes).
+    pub async fn waiting_seeks(&mut self) -> Result<Vec<Seek>, StoreError> {
+        on_backend!(self, store => store.waiting_seeks())
     }
 
     pub async fn game(&mut self, id: &str) -> Result<Option<StoredGame>, StoreError> {

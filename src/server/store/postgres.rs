@@ -36,7 +36,7 @@ use super::{
 use crate::engine::Color;
 use crate::server::auth;
 use crate::server::lobby::{pair, Pairing, Seek};
-use crate::server::protocol::SeekColor;
+use crate::server::protocol::{Opponent, SeekColor};
 
 /// The channel every process listens on.
 const CHANNEL: &str = "gokata";
@@ -79,7 +79,7 @@ pub fn parse_address(address: &str) -> Result<Config, String> {
 }
 
 struct Statements {
-    lock_size: Statement,
+    lock_sizes: Statement,
     withdraw_seek: Statement,
     withdraw_dead_seeks: Statement,
     oldest_fitting_seek: Statement,
@@ -188,7 +188,7 @@ impl PostgresStore {
         let row = self
             .client
             .query_opt(
-                "SELECT name, token_hash, wins, losses FROM players WHERE lower(name) = lower($1)",
+                "SELECT name, token_hash, wins, losses, bot FROM players WHERE lower(name) = lower($1)",
                 &[&name],
             )
             .await?;
@@ -202,21 +202,53 @@ impl PostgresStore {
                 token_hash,
                 wins: count(&row, 2)?,
                 losses: count(&row, 3)?,
+                bot: row.get(4),
                 name,
             })
         })
         .transpose()
     }
 
-    pub async fn add_player(&mut self, name: &str, token_hash: &[u8; 32]) -> Result<bool, StoreError> {
+    pub async fn add_player(
+        &mut self,
+        name: &str,
+        token_hash: &[u8; 32],
+        bot: bool,
+    ) -> Result<bool, StoreError> {
         let added = self
             .client
             .execute(
-                "INSERT INTO players (name, token_hash) VALUES ($1, $2) ON CONFLICT DO NOTHING",
-                &[&name, &&token_hash[..]],
+                "INSERT INTO players (name, token_hash, bot) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+                &[&name, &&token_hash[..], &bot],
             )
             .await?;
         Ok(added == 1)
+    }
+
+    pub async fn mark_bot(&mut self, name: &str) -> Result<(), StoreError> {
+        self.client
+            .execute("UPDATE players SET bot = true WHERE name = $1", &[&name])
+            .await?;
+        Ok(())
+    }
+
+    /// The seeks of live processes, oldest first.
+    pub async fn waiting_seeks(&mut self) -> Result<Vec<Seek>, StoreError> {
+        let rows = self
+            .client
+            .query(
+                &format!(
+                    "SELECT id, player, color, coalesce(sizes, ARRAY[size]), opponent, bot FROM seeks
+                     WHERE instance IN (
+                         SELECT id FROM instances WHERE seen >= clock_timestamp() - interval '{ALIVE_WITHIN}')
+                     ORDER BY id"
+                ),
+                &[],
+            )
+            .await?;
+        rows.iter()
+            .map(|row| seek_of(row).map(|(_, seek)| seek))
+            .collect()
     }
 
     pub async fn game(&mut self, id: &str) -> Result<Option<StoredGame>, StoreError> {
@@ -253,7 +285,7 @@ impl PostgresStore {
                 "SELECT g.id, g.size, g.black, g.white, g.komi, g.move_time_ms, g.winner, g.reason,
                         g.score_black, g.score_white, k.first,
                         greatest(0, ceil(extract(epoch FROM g.deadline - clock_timestamp()) * 1000))::int8,
-                        t.ply, t.point, b.wins, b.losses, w.wins, w.losses
+                        t.ply, t.point, b.wins, b.losses, w.wins, w.losses, b.bot, w.bot
                  FROM unnest($1::text[], $2::int4[]) AS k(id, first)
                  JOIN games g ON g.id = k.id
                  JOIN players b ON b.name = g.black
@@ -390,14 +422,21 @@ impl PostgresStore {
         new_game: impl FnOnce(Pairing) -> StoredGame,
     ) -> Result<Option<PairedGame>, StoreError> {
         let (client, statements) = (&self.client, &self.statements);
-        let size = i32::try_from(seek.size).unwrap_or(0);
-        let color = seek.color.name();
+        let sizes: Vec<i32> = seek
+            .sizes
+            .iter()
+            .map(|&size| i32::try_from(size).unwrap_or(0))
+            .collect();
+        let (color, opponent) = (seek.color.name(), seek.opponent.name());
         let (begun, locked, own_withdrawn, dead_withdrawn, waiting) = join5(
             client.batch_execute("BEGIN"),
-            client.query_one(&statements.lock_size, &[&size]),
+            client.query(&statements.lock_sizes, &[&sizes]),
             client.execute(&statements.withdraw_seek, &[&seek.name]),
-            client.execute(&statements.withdraw_dead_seeks, &[&size]),
-            client.query_opt(&statements.oldest_fitting_seek, &[&size, &color]),
+            client.execute(&statements.withdraw_dead_seeks, &[&sizes]),
+            client.query_opt(
+                &statements.oldest_fitting_seek,
+                &[&sizes, &color, &opponent, &seek.bot],
+            ),
         )
         .await;
         let read = || -> Result<Option<(i64, Seek)>, StoreError> {
@@ -405,19 +444,7 @@ impl PostgresStore {
             locked?;
             own_withdrawn?;
             dead_withdrawn?;
-            let Some(row) = waiting? else {
-                return Ok(None);
-            };
-            let color: String = row.get(2);
-            let id: i64 = row.get(0);
-            let color = SeekColor::from_name(&color)
-                .ok_or_else(|| StoreError::Corrupt(format!("a seek of colour {color:?}")))?;
-            let waiting = Seek {
-                name: row.get(1),
-                size: seek.size,
-                color,
-            };
-            Ok(Some((id, waiting)))
+            waiting?.as_ref().map(seek_of).transpose()
         };
         let waiting_seek = match read() {
             Ok(waiting_seek) => waiting_seek,
@@ -425,7 +452,18 @@ impl PostgresStore {
         };
         let Some((waiting_id, waiting_seek)) = waiting_seek else {
             let (stored, committed) = join(
-                client.execute(&statements.add_seek, &[&seek.name, &size, &color, &self.instance]),
+                client.execute(
+                    &statements.add_seek,
+                    &[
+                        &seek.name,
+                        &sizes[0],
+                        &sizes,
+                        &color,
+                        &opponent,
+                        &seek.bot,
+                        &self.instance,
+                    ],
+                ),
                 client.batch_execute("COMMIT"),
             )
             .await;
@@ -630,25 +668,31 @@ async fn connect(config: &Config) -> Result<Client, StoreError> {
 /// every live game for each turn of a batch.
 async fn prepare(client: &Client) -> Result<Statements, StoreError> {
     Ok(Statements {
-        lock_size: client
-            .prepare("SELECT size FROM seek_sizes WHERE size = $1 FOR UPDATE")
+        lock_sizes: client
+            .prepare("SELECT size FROM seek_sizes WHERE size = ANY($1::int4[]) ORDER BY size FOR UPDATE")
             .await?,
         withdraw_seek: client.prepare("DELETE FROM seeks WHERE player = $1").await?,
         withdraw_dead_seeks: client
             .prepare(&format!(
-                "DELETE FROM seeks WHERE size = $1 AND instance NOT IN (
+                "DELETE FROM seeks WHERE coalesce(sizes, ARRAY[size]) && $1::int4[] AND instance NOT IN (
                      SELECT id FROM instances WHERE seen >= clock_timestamp() - interval '{ALIVE_WITHIN}')"
             ))
             .await?,
         oldest_fitting_seek: client
             .prepare(
-                "SELECT id, player, color FROM seeks
-                 WHERE size = $1 AND ($2 = 'any' OR color = 'any' OR color <> $2)
+                "SELECT id, player, color, coalesce(sizes, ARRAY[size]), opponent, bot FROM seeks
+                 WHERE coalesce(sizes, ARRAY[size]) && $1::int4[]
+                   AND ($2 = 'any' OR color = 'any' OR color <> $2)
+                   AND CASE $3 WHEN 'human' THEN NOT bot WHEN 'computer' THEN bot ELSE true END
+                   AND CASE opponent WHEN 'human' THEN NOT $4 WHEN 'computer' THEN $4 ELSE true END
                  ORDER BY id LIMIT 1 FOR UPDATE",
             )
             .await?,
         add_seek: client
-            .prepare("INSERT INTO seeks (player, size, color, instance) VALUES ($1, $2, $3, $4)")
+            .prepare(
+                "INSERT INTO seeks (player, size, sizes, color, opponent, bot, instance)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            )
             .await?,
         take_seek: client.prepare("DELETE FROM seeks WHERE id = $1").await?,
         turns: client
@@ -677,12 +721,13 @@ async fn prepare(client: &Client) -> Result<Statements, StoreError> {
                  won AS (
                      UPDATE players SET wins = wins + 1 FROM ended
                      WHERE players.name = CASE WHEN $2 = 'black' THEN ended.black ELSE ended.white END
-                     RETURNING players.name, players.wins, players.losses),
+                     RETURNING players.name, players.wins, players.losses, players.bot),
                  lost AS (
                      UPDATE players SET losses = losses + 1 FROM ended
                      WHERE players.name = CASE WHEN $2 = 'black' THEN ended.white ELSE ended.black END
-                     RETURNING players.name, players.wins, players.losses)
-                 SELECT won.name, won.wins, won.losses, lost.name, lost.wins, lost.losses, ended.plies
+                     RETURNING players.name, players.wins, players.losses, players.bot)
+                 SELECT won.name, won.wins, won.losses, won.bot, lost.name, lost.wins, lost.losses, lost.bot,
+                        ended.plies
                  FROM won, lost, ended",
             )
             .await?,
@@ -764,14 +809,15 @@ async fn apply(
                     name: row.get(at),
                     wins: count(row, at + 1)?,
                     losses: count(row, at + 2)?,
+                    bot: row.get(at + 3),
                 })
             };
-            let (winner, loser) = (standing(0)?, standing(3)?);
+            let (winner, loser) = (standing(0)?, standing(4)?);
             let (black, white) = match result.winner {
                 Color::Black => (winner, loser),
                 Color::White => (loser, winner),
             };
-            let plies = usize::try_from(row.get::<_, i32>(6))
+            let plies = usize::try_from(row.get::<_, i32>(8))
                 .map_err(|_| StoreError::Corrupt(format!("game {game}: a negative turn count")))?;
             Ok(Outcome::Finished {
                 records: Records { black, white },
@@ -779,6 +825,30 @@ async fn apply(
             })
         }
     }
+}
+
+/// A seek and its id from a row of `id, player, color, sizes, opponent, bot`.
+fn seek_of(row: &Row) -> Result<(i64, Seek), StoreError> {
+    let name: String = row.get(1);
+    let corrupt = |what: String| StoreError::Corrupt(format!("the seek of {name}: {what}"));
+    let color: String = row.get(2);
+    let opponent: String = row.get(4);
+    let sizes = row
+        .get::<_, Vec<i32>>(3)
+        .into_iter()
+        .map(|size| usize::try_from(size).map_err(|_| corrupt(format!("size {size}"))))
+        .collect::<Result<Vec<usize>, StoreError>>()?;
+    if sizes.is_empty() {
+        return Err(corrupt("no size".into()));
+    }
+    let seek = Seek {
+        color: SeekColor::from_name(&color).ok_or_else(|| corrupt(format!("colour {color:?}")))?,
+        opponent: Opponent::from_name(&opponent).ok_or_else(|| corrupt(format!("opponent {opponent:?}")))?,
+        bot: row.get(5),
+        sizes,
+        name,
+    };
+    Ok((row.get(0), seek))
 }
 
 fn game_now(row: &Row) -> Result<GameNow, StoreError> {
@@ -794,17 +864,20 @@ fn game_now(row: &Row) -> Result<GameNow, StoreError> {
         row.get::<_, Option<i32>>(9).and_then(|n| u32::try_from(n).ok()),
     )?;
     let (black, white): (String, String) = (row.get(2), row.get(3));
+    let bots: [bool; 2] = [row.get(18), row.get(19)];
     let records = match result {
         Some(_) => Some(Records {
             black: Standing {
                 wins: count(row, 14)?,
                 losses: count(row, 15)?,
                 name: black.clone(),
+                bot: bots[0],
             },
             white: Standing {
                 wins: count(row, 16)?,
                 losses: count(row, 17)?,
                 name: white.clone(),
+                bot: bots[1],
             },
         }),
         None => None,
@@ -817,6 +890,7 @@ fn game_now(row: &Row) -> Result<GameNow, StoreError> {
             size: usize::try_from(row.get::<_, i32>(1)).map_err(|_| corrupt("size"))?,
             black,
             white,
+            bots,
             komi,
             move_time_ms: u64::try_from(row.get::<_, i64>(5)).map_err(|_| corrupt("move time"))?,
             moves: Vec::new(),

@@ -85,13 +85,14 @@ impl SqliteStore {
 
     fn standing(connection: &Connection, name: &str) -> Result<Standing, StoreError> {
         Ok(connection.query_row(
-            "SELECT name, wins, losses FROM players WHERE name = ?1",
+            "SELECT name, wins, losses, bot FROM players WHERE name = ?1",
             [name],
             |row| {
                 Ok(Standing {
                     name: row.get(0)?,
                     wins: row.get(1)?,
                     losses: row.get(2)?,
+                    bot: row.get(3)?,
                 })
             },
         )?)
@@ -101,8 +102,10 @@ impl SqliteStore {
         let row = self
             .connection
             .query_row(
-                "SELECT id, size, black, white, komi, move_time_ms, winner, reason, score_black, score_white
-                 FROM games WHERE id = ?1",
+                "SELECT g.id, g.size, g.black, g.white, g.komi, g.move_time_ms, g.winner, g.reason,
+                        g.score_black, g.score_white, b.bot, w.bot
+                 FROM games g JOIN players b ON b.name = g.black JOIN players w ON w.name = g.white
+                 WHERE g.id = ?1",
                 [id],
                 |row| {
                     Ok((
@@ -116,12 +119,24 @@ impl SqliteStore {
                         row.get::<_, Option<String>>(7)?,
                         row.get::<_, Option<u32>>(8)?,
                         row.get::<_, Option<u32>>(9)?,
+                        [row.get::<_, bool>(10)?, row.get::<_, bool>(11)?],
                     ))
                 },
             )
             .optional()?;
-        let Some((id, size, black, white, komi, move_time_ms, winner, reason, score_black, score_white)) =
-            row
+        let Some((
+            id,
+            size,
+            black,
+            white,
+            komi,
+            move_time_ms,
+            winner,
+            reason,
+            score_black,
+            score_white,
+            bots,
+        )) = row
         else {
             return Ok(None);
         };
@@ -146,6 +161,7 @@ impl SqliteStore {
             id,
             black,
             white,
+            bots,
             komi,
             moves,
             result,
@@ -158,7 +174,7 @@ impl SqliteStore {
         let row = self
             .connection
             .query_row(
-                "SELECT name, token_hash, wins, losses FROM players WHERE name = ?1",
+                "SELECT name, token_hash, wins, losses, bot FROM players WHERE name = ?1",
                 [name],
                 |row| {
                     Ok((
@@ -166,11 +182,12 @@ impl SqliteStore {
                         row.get::<_, Vec<u8>>(1)?,
                         row.get(2)?,
                         row.get(3)?,
+                        row.get(4)?,
                     ))
                 },
             )
             .optional()?;
-        row.map(|(name, hash, wins, losses)| {
+        row.map(|(name, hash, wins, losses, bot)| {
             let token_hash = hash
                 .try_into()
                 .map_err(|_| StoreError::Corrupt(format!("player {name}: token hash")))?;
@@ -179,17 +196,28 @@ impl SqliteStore {
                 token_hash,
                 wins,
                 losses,
+                bot,
             })
         })
         .transpose()
     }
 
-    pub fn add_player(&mut self, name: &str, token_hash: &[u8; 32]) -> Result<bool, StoreError> {
+    pub fn add_player(&mut self, name: &str, token_hash: &[u8; 32], bot: bool) -> Result<bool, StoreError> {
         let added = self.connection.execute(
-            "INSERT INTO players (name, token_hash) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
-            params![name, &token_hash[..]],
+            "INSERT INTO players (name, token_hash, bot) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
+            params![name, &token_hash[..], bot],
         )?;
         Ok(added == 1)
+    }
+
+    pub fn mark_bot(&mut self, name: &str) -> Result<(), StoreError> {
+        self.connection
+            .execute("UPDATE players SET bot = 1 WHERE name = ?1", [name])?;
+        Ok(())
+    }
+
+    pub fn waiting_seeks(&mut self) -> Result<Vec<Seek>, StoreError> {
+        Ok(self.lobby.waiting().to_vec())
     }
 
     pub fn game(&mut self, id: &str) -> Result<Option<StoredGame>, StoreError> {
@@ -349,6 +377,7 @@ mod tests {
             size: 9,
             black: "Alice".into(),
             white: "bob".into(),
+            bots: [false, true],
             komi: 0.5,
             move_time_ms: 300_000,
             moves: vec![],
@@ -359,10 +388,15 @@ mod tests {
     #[test]
     fn names_are_unique_regardless_of_case() {
         let (mut store, path) = store();
-        assert!(store.add_player("Alice", &[1; 32]).unwrap());
-        assert!(!store.add_player("alice", &[2; 32]).unwrap());
+        assert!(store.add_player("Alice", &[1; 32], false).unwrap());
+        assert!(!store.add_player("alice", &[2; 32], true).unwrap());
         let alice = store.player("ALICE").unwrap().unwrap();
-        assert_eq!((alice.name.as_str(), alice.token_hash), ("Alice", [1; 32]));
+        assert_eq!(
+            (alice.name.as_str(), alice.token_hash, alice.bot),
+            ("Alice", [1; 32], false)
+        );
+        store.mark_bot("Alice").unwrap();
+        assert!(store.player("alice").unwrap().unwrap().bot, "marked for good");
         assert_eq!(store.player("carol").unwrap(), None);
         std::fs::remove_file(path).ok();
     }
@@ -370,8 +404,8 @@ mod tests {
     #[test]
     fn a_result_is_counted_once_and_survives_reopening() {
         let (mut store, path) = store();
-        store.add_player("Alice", &[1; 32]).unwrap();
-        store.add_player("bob", &[2; 32]).unwrap();
+        store.add_player("Alice", &[1; 32], false).unwrap();
+        store.add_player("bob", &[2; 32], true).unwrap();
         let turn = |ply, point: Option<&str>| Write::Turn {
             game: "g1".into(),
             ply,
@@ -386,6 +420,7 @@ mod tests {
             .unwrap();
         assert_eq!(now.len(), 1, "unknown games are left out");
         assert_eq!((now[0].first_ply, &now[0].game.moves), (1, &vec![None]));
+        assert_eq!(now[0].game.bots, [false, true], "read from the players");
         let finish = Write::Finish {
             game: "g1".into(),
             result: GameResult {
@@ -401,6 +436,7 @@ mod tests {
         };
         assert_eq!(*plies, 2);
         assert_eq!((records.white.wins, records.black.losses), (1, 1));
+        assert_eq!((records.black.bot, records.white.bot), (false, true));
         assert_eq!(outcomes[1], Outcome::Rejected, "counted once");
         drop(store);
         let mut store = SqliteStore::open(&path).unwrap();
@@ -414,8 +450,8 @@ mod tests {
     #[test]
     fn a_failed_batch_commits_nothing() {
         let (mut store, path) = store();
-        store.add_player("Alice", &[1; 32]).unwrap();
-        store.add_player("bob", &[2; 32]).unwrap();
+        store.add_player("Alice", &[1; 32], false).unwrap();
+        store.add_player("bob", &[2; 32], true).unwrap();
         let duplicate = Write::Turn {
             game: "g1".into(),
             ply: 0,
