@@ -23,6 +23,7 @@ from gokata.client import (
     NotYourGameError,
     NotYourTurnError,
     Over,
+    Record,
     Played,
     RemoteGame,
     ServerError,
@@ -386,6 +387,27 @@ def test_a_seek_that_times_out_is_withdrawn(server: ServerProcess) -> None:
             second.seek(9, "white", timeout=0.5)  # the first seek is gone: no pairing
         first.cancel()  # harmless without a seek
         assert first.games == [] and second.games == []
+
+
+def test_a_bot_and_a_person_who_asks_for_the_computer(server: ServerProcess) -> None:
+    with connect(server.ws_url, unique("robot"), bot=True) as robot, connect(server.ws_url, unique("human")) as human:
+        assert robot.bot and not human.bot and robot.record().bot
+        with pytest.raises(ValueError, match="'robots'"):
+            human.seek(9, opponent="robots")
+        with pytest.raises(TimeoutError):
+            human.seek(9, timeout=0.5)  # people by default: the bot is not seeking yet
+        with ThreadPoolExecutor(1) as pool:
+            robot_game = pool.submit(robot.seek, [19, 9], timeout=30)
+            deadline = time.monotonic() + 10
+            while robot.name not in [s["name"] for s in server.get_json("/api/seeks")["seeks"]]:
+                assert time.monotonic() < deadline, "the bot's seek never showed"
+                time.sleep(0.02)
+            game = human.seek(9, "black", opponent="computer", timeout=30)
+            theirs = robot_game.result(timeout=30)
+        assert (game.id, game.color, game.bots) == (theirs.id, "black", {"black": False, "white": True})
+        assert theirs.bots == game.bots
+        over = game.resign()
+        assert over.records is not None and over.records["white"] == Record(robot.name, 1, 0, True)
 
 
 def test_the_clock_ends_the_game(tmp_path: Path, databases: Databases) -> None:

@@ -34,12 +34,13 @@ def seek(who: Player, size: int | list[int], opponent: str | None = None, color:
     frame: dict[str, Any] = {"type": "seek", "size": size, "color": color}
     if opponent is not None:
         frame["opponent"] = opponent
-    return who.wire.request(frame, "seeking")
+    answer: Frame = who.wire.request(frame, "seeking")
+    return answer
 
 
 def started(*players: Player) -> Frame:
     """The `start` every player gets: the same game (the time left is each process's reading)."""
-    states = [who.wire.expect("start")["game"] for who in players]
+    states: list[Frame] = [who.wire.expect("start")["game"] for who in players]
     for state in states:
         assert {**state, "remaining_ms": 0} == {**states[0], "remaining_ms": 0}
     return states[0]
@@ -74,13 +75,14 @@ def test_bad_bot_and_opponent_fields_are_refused_naming_them(server: ServerProce
     error = wire.error({"type": "hello", "name": fresh_name("Bad"), "bot": "yes"}, "bad_request")
     assert "'bot'" in error["message"]
     who = sign_in(server, fresh_name("Bad"))
-    for frame, named in [
+    cases: list[tuple[Frame, str]] = [
         ({"type": "seek", "size": 9, "opponent": "robot"}, '"robot"'),
         ({"type": "seek", "size": 9, "opponent": 1}, "'opponent'"),
         ({"type": "seek", "size": []}, "empty"),
         ({"type": "seek", "size": [9, 9]}, "9 twice"),
         ({"type": "seek", "size": [9, 12]}, "not 12"),
-    ]:
+    ]
+    for frame, named in cases:
         assert named in who.wire.error(frame, "bad_request")["message"], frame
     names = [waiting["name"] for waiting in server.get_json("/api/seeks")["seeks"]]
     assert who.name not in names, "nothing was sought"

@@ -27,7 +27,7 @@ import random
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Optional, TypedDict, Union
@@ -180,11 +180,12 @@ class Score(TypedDict):
 
 @dataclass(frozen=True)
 class Record:
-    """A player's wins and losses."""
+    """A player's wins and losses, and whether the player is a program (a bot)."""
 
     name: str
     wins: int
     losses: int
+    bot: bool = False
 
 
 @dataclass(frozen=True)
@@ -260,7 +261,10 @@ def _records(value: Any) -> dict[str, Record]:
         if not isinstance(entry, dict):
             raise ValueError(f"records.{color} is {entry!r}")
         records[color] = Record(
-            _get(entry, "name", str), _get(entry, "wins", int), _get(entry, "losses", int)
+            _get(entry, "name", str),
+            _get(entry, "wins", int),
+            _get(entry, "losses", int),
+            entry.get("bot") is True,
         )
     return records
 
@@ -322,6 +326,11 @@ class RemoteGame:
         """My colour."""
         self.opponent: str = self.white if self.color == "black" else self.black
         """The other player's name."""
+        bots = state.get("bots")
+        self.bots: dict[str, bool] = {
+            color: isinstance(bots, dict) and bots.get(color) is True for color in ("black", "white")
+        }
+        """Which players are programs (bots): ``{"black": False, "white": True}``."""
         self._go = Go(self._height)
         self._moves: list[Point] = []
         self._history: list[Played] = []
@@ -742,11 +751,19 @@ class Player:
     ``losses`` and ``games``. Made by :func:`connect`; a context manager that closes it."""
 
     def __init__(
-        self, url: str, name: str, token: str | None, timeout: float, reconnect_for: float
+        self,
+        url: str,
+        name: str,
+        token: str | None,
+        timeout: float,
+        reconnect_for: float,
+        bot: bool = False,
     ) -> None:
         self.url = websocket_url(url)
         self.name = name
         self.token: str | None = token
+        self.bot = bot
+        """Whether this player is a program (a bot): said in every hello, and kept for good."""
         self.wins = 0
         self.losses = 0
         self.timeout = timeout
@@ -784,7 +801,7 @@ class Player:
     def record(self) -> Record:
         """My wins and losses, as of the last result or sign-in."""
         with self._cond:
-            return Record(self.name, self.wins, self.losses)
+            return Record(self.name, self.wins, self.losses, self.bot)
 
     @property
     def connected(self) -> bool:
@@ -824,11 +841,23 @@ class Player:
             raise NotYourGameError("not_your_game", message, request.frame)
         return game
 
-    def seek(self, size: int = 9, color: str = "any", timeout: float | None = None) -> RemoteGame:
-        """Seeks a game of ``size`` (9, 13, 19) playing ``color`` (``black``, ``white``, ``any``)
-        and waits until the server pairs us; returns the new game. After ``timeout`` seconds
-        the seek is withdrawn and ``TimeoutError`` raised (unless a game started meanwhile)."""
-        request = _Request({"type": "seek", "size": size, "color": color})
+    def seek(
+        self,
+        size: int | Sequence[int] = 9,
+        color: str = "any",
+        timeout: float | None = None,
+        *,
+        opponent: str = "human",
+    ) -> RemoteGame:
+        """Seeks a game of ``size`` (9, 13, 19, or a list of them, the preferred first) playing
+        ``color`` (``black``, ``white``, ``any``) against ``opponent`` (``"human"``, the
+        default; ``"computer"``, a bot; ``"any"``), and waits until the server pairs us;
+        returns the new game. After ``timeout`` seconds the seek is withdrawn and
+        ``TimeoutError`` raised (unless a game started meanwhile)."""
+        if opponent not in ("human", "computer", "any"):
+            raise ValueError(f"opponent must be 'human', 'computer' or 'any', not {opponent!r}")
+        sizes: int | list[int] = size if isinstance(size, int) else list(size)
+        request = _Request({"type": "seek", "size": sizes, "color": color, "opponent": opponent})
         with self._requests:
             with self._cond:
                 self._seek = request
@@ -976,6 +1005,8 @@ class Player:
             raise ConnectionFailedError(f"cannot connect to {self.url}: {_describe(error)}") from error
         try:
             hello: Frame = {"type": "hello", "name": self.name}
+            if self.bot:
+                hello["bot"] = True
             if self.token is not None:
                 hello["token"] = self.token
             ws.send(json.dumps(hello))
@@ -1009,6 +1040,7 @@ class Player:
             self.token = token
         self.wins = _get(welcome, "wins", int)
         self.losses = _get(welcome, "losses", int)
+        self.bot = welcome.get("bot") is True
         self._ws = ws
         self._goodbye = None
         unfinished: set[str] = set()
@@ -1018,7 +1050,7 @@ class Player:
             if game is not None:
                 unfinished.add(game.id)
                 seek = self._seek
-                if new and seek is not None and seek.frame["size"] == game._height:
+                if new and seek is not None and game._height in _sizes(seek.frame["size"]):
                     seek.resolve(game)  # it started while the connection was down
         catch_up: list[Frame] = []
         for game in self._games.values():
@@ -1196,6 +1228,11 @@ def _parse(text: str | bytes) -> Frame | None:
     return frame if isinstance(frame, dict) else None
 
 
+def _sizes(size: int | list[int]) -> list[int]:
+    """The sizes of a seek's ``size``: one number or a list."""
+    return [size] if isinstance(size, int) else size
+
+
 def _count(n: int, noun: str) -> str:
     """``1 win``, ``2 wins``, ``0 losses``."""
     plural = noun + ("es" if noun.endswith("s") else "s")
@@ -1214,16 +1251,19 @@ def connect(
     *,
     timeout: float = 10.0,
     reconnect_for: float = RECONNECT_FOR,
+    bot: bool = False,
 ) -> Player:
     """Signs in to the server at ``url`` (``ws://host:port/ws``, ``http://host:port/`` or
     ``host:port``) as ``name``; ``token`` for a registered name (a new name gets a token:
     ``player.token``). ``timeout`` bounds the connection and each request's wait for its
-    answer; a lost connection is retried for ``reconnect_for`` seconds.
+    answer; a lost connection is retried for ``reconnect_for`` seconds. ``bot=True`` signs in
+    as a program: the server marks the account as a bot for good, and pairs it only with those
+    who asked for the computer (programs playing on a server must say so).
 
     Raises :class:`NameTakenError`, :class:`BadTokenError` or :class:`BadRequestError` (bad
     name) from the server, :class:`ConnectionFailedError` if it cannot be reached, and
     ``TimeoutError``."""
-    player = Player(url, name, token, timeout, reconnect_for)
+    player = Player(url, name, token, timeout, reconnect_for, bot)
     ws, welcome = player._open(timeout)
     player._start(ws, welcome)
     return player
