@@ -28,10 +28,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     _add_serve(subcommands)
     _add_connect(subcommands)
     _add_gtp(subcommands)
+    _add_bot(subcommands)
+    argv, engine = _split_engine(list(sys.argv[1:] if argv is None else argv))
     try:
         args = parser.parse_args(argv)
     except SystemExit as stop:  # after --help or --version (0), or bad arguments (2)
         return int(stop.code or 0)
+    args.engine = engine
     run: Callable[[argparse.Namespace], int] = args.run
     return run(args)
 
@@ -319,3 +322,80 @@ def _board_size(text: str) -> int:
     if not 1 <= size <= MAX_SIZE:
         raise argparse.ArgumentTypeError(f"must be 1 to {MAX_SIZE}, not {size}")
     return size
+
+
+def _add_bot(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    bot = subcommands.add_parser(
+        "bot",
+        help="play on a gokata server with any GTP engine",
+        description="Signs in to a gokata server as a program (the account is marked as a bot) "
+        "and plays with a GTP engine: gnugo --mode gtp, gokata gtp, KataGo... Each game gets an "
+        "engine process of its own, restarted if it fails; a move the engine does not find within "
+        "the move time (less a margin) is chosen by gokata's own quick search. The token of a new "
+        "name is saved as 'gokata connect' saves one.",
+        usage="gokata bot URL --name NAME [options] -- COMMAND [ARGS...]",
+        epilog="Example: gokata bot ws://localhost:8000/ws --name gnugo-bot -- "
+        "/usr/games/gnugo --mode gtp --level 10",
+    )
+    bot.add_argument("url", metavar="URL", help="the server: ws://HOST:PORT/ws, http://HOST:PORT/ or HOST:PORT")
+    bot.add_argument("--name", required=True, help="the bot's player name")
+    bot.add_argument("--token", help="the token of a registered name (default: the saved one)")
+    bot.add_argument("--sizes", type=_sizes, default=(9, 13, 19), metavar="9,13,19", help="board sizes to play (default all three; those the engine refuses are left out)")
+    bot.add_argument("--games", type=_count(1), default=1, metavar="N", help="games at once (default 1)")
+    bot.add_argument(
+        "--opponent",
+        choices=("human", "computer", "any"),
+        default="human",
+        help="whom to seek: people (default), other bots, or either",
+    )
+    bot.set_defaults(run=_bot)
+
+
+def _split_engine(argv: list[str]) -> tuple[list[str], list[str]]:
+    """``gokata bot ... -- COMMAND ARGS``: the engine's command line is everything after the
+    first ``--`` (argparse would read its options as the bot's)."""
+    if argv[:1] == ["bot"] and "--" in argv:
+        cut = argv.index("--")
+        return argv[:cut], argv[cut + 1 :]
+    return argv, []
+
+
+def _sizes(text: str) -> tuple[int, ...]:
+    sizes = []
+    for part in text.split(","):
+        if part.strip() not in ("9", "13", "19"):
+            raise argparse.ArgumentTypeError(f"sizes are 9, 13 and 19 separated by commas, not {part!r}")
+        if int(part) not in sizes:
+            sizes.append(int(part))
+    return tuple(sizes)
+
+
+def _bot(args: argparse.Namespace) -> int:
+    engine: list[str] = args.engine
+    if not engine:
+        print("gokata bot: no engine: give its command after --, e.g. -- gnugo --mode gtp", file=sys.stderr)
+        return 2
+    try:
+        from gokata._bridge import BridgeOptions, run_bridge
+        from gokata._saved import load_token, save_token
+    except ImportError as error:  # websockets is an optional dependency
+        print(f"gokata bot: {error}; install it with: pip install 'gokata[client]'", file=sys.stderr)
+        return 1
+    import logging
+
+    logging.basicConfig(level=logging.INFO, format="gokata bot: %(message)s", stream=sys.stderr)
+    token = args.token if args.token is not None else load_token(args.url, args.name)
+    options = BridgeOptions(args.url, args.name, token, engine, args.sizes, args.games, args.opponent)
+
+    def saved(new_token: str) -> None:
+        where = save_token(args.url, args.name, new_token)
+        print(f"gokata bot: {args.name} is registered; its token is saved in {where}", file=sys.stderr)
+
+    try:
+        run_bridge(options, saved)
+    except KeyboardInterrupt:
+        return 130
+    except (ValueError, ConnectionError) as error:  # refused sign-in, no engine, server gone
+        print(f"gokata bot: {error}", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,280 @@
+"""``gokata bot``: any GTP engine as a player on a gokata server.
+
+The bridge signs in as a program (``hello`` with ``"bot": true``), keeps a seek open for the
+board sizes the engine accepts while it plays fewer than ``games`` games, and plays each game
+with an engine process of its own (started for the game, restarted when it fails). Before each
+``genmove`` the engine's position is checked against the server's moves and rebuilt from them
+if they differ; a ``genmove`` that has not answered when the move time less a margin has gone is
+abandoned, the engine restarted, and a move chosen by gokata's own quick search instead, so the
+bot never loses on time while the bridge runs. After three engine failures in one game the bot
+resigns it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import gokata
+from gokata._gtp_client import EngineError, EngineRefused, EngineTimeout, GtpEngine, gtp_vertex, kata_point
+from gokata.client import (
+    ConnectionFailedError,
+    GameOverError,
+    IllegalMoveError,
+    OutOfSyncError,
+    Player,
+    RemoteGame,
+    ServerError,
+    connect,
+)
+
+log = logging.getLogger("gokata.bot")
+
+FAILURES_BEFORE_RESIGNING = 3
+FALLBACK_PLAYOUTS = 200
+"""Playouts of gokata's own search for a move when the engine did not answer in time."""
+SEEK_FOR = 30.0
+"""Seconds a seek waits before it is renewed (so that games taken up meanwhile are seen)."""
+
+
+@dataclass(frozen=True)
+class BridgeOptions:
+    url: str
+    name: str
+    token: str | None
+    engine: Sequence[str]
+    sizes: Sequence[int] = (9, 13, 19)
+    games: int = 1
+    opponent: str = "human"
+    """Whom the bot seeks: people (``human``), other bots too (``any``), or only bots."""
+
+
+def move_margin(move_time_s: float) -> float:
+    """Seconds kept back from each move's time: for the network, starting an engine again and
+    the quick search that then chooses the move."""
+    return min(max(1.0, move_time_s * 0.1), 10.0)
+
+
+def accepted_sizes(engine_argv: Sequence[str], sizes: Sequence[int]) -> list[int]:
+    """The sizes among ``sizes`` that the engine accepts (``boardsize`` answered ``=``)."""
+    engine = GtpEngine(engine_argv)
+    try:
+        accepted = []
+        for size in sizes:
+            try:
+                engine.command(f"boardsize {size}", timeout=10.0)
+            except EngineRefused:
+                log.info("the engine refuses %dx%d: not sought", size, size)
+                continue
+            accepted.append(size)
+        return accepted
+    finally:
+        engine.close()
+
+
+class GameRunner(threading.Thread):
+    """Plays one game with an engine of its own until the game is over."""
+
+    def __init__(self, game: RemoteGame, engine_argv: Sequence[str], stop: threading.Event) -> None:
+        super().__init__(name=f"gokata-bot-{game.id}", daemon=True)
+        self.game = game
+        self.engine_argv = list(engine_argv)
+        self.stop = stop
+        self.failures = 0
+        self._engine: GtpEngine | None = None
+        self._told: list[str | None] | None = None  # the moves the engine has, if known
+
+    def run(self) -> None:
+        try:
+            self._play()
+        except ConnectionFailedError as error:
+            log.warning("game %s: the connection is gone: %s", self.game.id, error)
+        except Exception:  # a thread must say why it stopped
+            log.exception("game %s: the runner stopped", self.game.id)
+        finally:
+            self._drop_engine()
+
+    def _play(self) -> None:
+        game = self.game
+        while not game.is_over and not self.stop.is_set():
+            if not game.my_turn:
+                game.wait(timeout=1.0)
+                continue
+            if self.failures >= FAILURES_BEFORE_RESIGNING:
+                log.warning("game %s: the engine failed %d times: resigning", game.id, self.failures)
+                self._send(lambda: game.resign())
+                return
+            self._take_turn()
+
+    def _take_turn(self) -> None:
+        game = self.game
+        ply, moves = game.move_number, list(game.moves)
+        move_time = (game.move_time_ms or 300_000) / 1000
+        remaining = game.remaining_ms
+        left = (move_time * 1000 if remaining is None else remaining) / 1000
+        deadline = time.monotonic() + left - move_margin(move_time)
+        try:
+            engine = self._engine_at(moves, deadline, move_time)
+            if engine.knows("time_left"):
+                budget = max(int(deadline - time.monotonic()), 1)
+                engine.command(f"time_left {game.color} {budget} 1", timeout=5.0)
+            reply = engine.command(f"genmove {game.color}", timeout=deadline - time.monotonic())
+        except EngineTimeout as error:
+            log.warning("game %s: %s: the engine is restarted and gokata chooses", game.id, error)
+            self._drop_engine()
+            self._play_point(ply, self._fallback())
+            return
+        except (EngineError, EngineRefused) as error:
+            self._failed(f"{error}")
+            return
+        if game.is_over or game.move_number != ply:
+            self._told = None  # the game moved on meanwhile (another connection): rebuild
+            return
+        if reply.strip().lower() == "resign":
+            self._send(lambda: game.resign())
+            return
+        try:
+            point = kata_point(reply, game.size["height"])
+        except ValueError as error:
+            self._failed(f"genmove answered {error}")
+            return
+        if point is not None and not _legal(game, point):
+            self._failed(f"genmove answered {reply!r}, illegal here")
+            return
+        self._told = [*moves, point]
+        self._play_point(ply, point)
+
+    def _engine_at(self, moves: list[str | None], deadline: float, move_time: float) -> GtpEngine:
+        """The engine, started if needed, with the game's position: the moves it lacks played,
+        or the whole game replayed when what it has differs from the server's moves."""
+        engine = self._engine
+        if engine is None:
+            engine = self._engine = GtpEngine(self.engine_argv, start_timeout=max(deadline - time.monotonic(), 1.0))
+            self._told = None
+        told = self._told
+        if told is None or moves[: len(told)] != told:
+            size = self.game.size["height"]
+            for command in (f"boardsize {size}", "clear_board", f"komi {self.game.komi}"):
+                engine.command(command, timeout=10.0)
+            if engine.knows("time_settings"):
+                per_move = max(int(move_time - move_margin(move_time)), 1)
+                engine.command(f"time_settings 0 {per_move} 1", timeout=5.0)
+            told = []
+        for ply in range(len(told), len(moves)):
+            color = "black" if ply % 2 == 0 else "white"
+            engine.command(f"play {color} {gtp_vertex(moves[ply])}", timeout=10.0)
+        self._told = list(moves)
+        return engine
+
+    def _fallback(self) -> str | None:
+        """gokata's own move, found in a moment."""
+        local = self.game.local_copy()
+        return gokata.genmove(local, playouts=FALLBACK_PLAYOUTS, threads=1)
+
+    def _play_point(self, ply: int, point: str | None) -> None:
+        game = self.game
+        if game.is_over or game.move_number != ply:
+            return
+        if point is None:
+            self._send(lambda: game.pass_turn())
+        else:
+            self._send(lambda: game.move(point))
+
+    def _send(self, turn: Callable[[], object]) -> None:
+        """Sends a turn (a call of the client); a refusal that says the game moved on makes the
+        next turn rebuild the engine's position."""
+        try:
+            turn()
+        except (GameOverError, OutOfSyncError) as error:
+            log.info("game %s: %s", self.game.id, error)
+            self._told = None
+        except IllegalMoveError as error:
+            self._failed(f"the server refused the engine's move: {error}")
+        except TimeoutError as error:  # resent by the client after a reconnection
+            log.info("game %s: %s", self.game.id, error)
+        except ServerError as error:
+            log.warning("game %s: %s", self.game.id, error)
+            self._told = None
+
+    def _failed(self, why: str) -> None:
+        self.failures += 1
+        log.warning("game %s: engine failure %d: %s", self.game.id, self.failures, why)
+        self._drop_engine()
+
+    def _drop_engine(self) -> None:
+        engine, self._engine, self._told = self._engine, None, None
+        if engine is not None:
+            engine.kill()
+
+
+def _legal(game: RemoteGame, point: str) -> bool:
+    try:
+        return point in game.legal_moves()
+    except ValueError:
+        return False
+
+
+class Bridge:
+    """Keeps a seek open while fewer than ``games`` games are played, and a runner for each."""
+
+    def __init__(self, options: BridgeOptions, sizes: Sequence[int]) -> None:
+        self.options = options
+        self.sizes = list(sizes)
+        self.stop = threading.Event()
+        self.runners: dict[str, GameRunner] = {}
+
+    def run(self, player: Player) -> None:
+        while not self.stop.is_set():
+            self._take_up(player.games)
+            if player.failure is not None:
+                raise ConnectionFailedError(str(player.failure))
+            if len(self._playing()) >= self.options.games:
+                self.stop.wait(0.5)
+                continue
+            try:
+                game = player.seek(self.sizes, "any", timeout=SEEK_FOR, opponent=self.options.opponent)
+            except TimeoutError:
+                continue
+            self._take_up([game])
+
+    def _take_up(self, games: Sequence[RemoteGame]) -> None:
+        for game in games:
+            runner = self.runners.get(game.id)
+            if game.is_over or (runner is not None and runner.is_alive()):
+                continue
+            log.info("game %s: %s against %s on %dx%d", game.id, game.color, game.opponent, *game.size.values())
+            runner = self.runners[game.id] = GameRunner(game, self.options.engine, self.stop)
+            runner.start()
+
+    def _playing(self) -> list[GameRunner]:
+        for game_id in [id_ for id_, runner in self.runners.items() if not runner.is_alive()]:
+            del self.runners[game_id]
+        return list(self.runners.values())
+
+    def close(self) -> None:
+        self.stop.set()
+        for runner in list(self.runners.values()):
+            runner.join(timeout=5.0)
+
+
+def run_bridge(options: BridgeOptions, on_token: Callable[[str], object] | None = None) -> None:
+    """Signs in, then plays until interrupted. ``on_token(token)`` is called with the token
+    of a name registered now. ``ValueError`` if the engine cannot start or accepts no size."""
+    try:
+        sizes = accepted_sizes(options.engine, options.sizes)
+    except (EngineError, EngineRefused) as error:
+        raise ValueError(f"the engine {' '.join(options.engine)!r} does not work: {error}") from error
+    if not sizes:
+        raise ValueError(f"the engine accepts none of the sizes {', '.join(map(str, options.sizes))}")
+    player = connect(options.url, options.name, options.token, bot=True, reconnect_for=float("inf"))
+    bridge = Bridge(options, sizes)
+    try:
+        if options.token is None and player.token is not None and on_token is not None:
+            on_token(player.token)
+        bridge.run(player)
+    finally:
+        bridge.close()
+        player.close()
