@@ -258,6 +258,7 @@ fn serve_game(database: String) -> ExitCode {
             registrations_per_hour: 1_000_000_000,
             ..Limits::default()
         },
+        resident: None,
     }) {
         Ok(server) => server,
         Err(error) => {

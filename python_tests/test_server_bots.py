@@ -39,10 +39,11 @@ def seek(who: Player, size: int | list[int], opponent: str | None = None, color:
 
 
 def started(*players: Player) -> Frame:
-    """The `start` every player gets: the same game (the time left is each process's reading)."""
+    """The `start` every player gets: the same game (the time left, and who is connected, are
+    each process's reading)."""
     states: list[Frame] = [who.wire.expect("start")["game"] for who in players]
     for state in states:
-        assert {**state, "remaining_ms": 0} == {**states[0], "remaining_ms": 0}
+        assert {**state, "remaining_ms": 0, "connected": None} == {**states[0], "remaining_ms": 0, "connected": None}
     return states[0]
 
 

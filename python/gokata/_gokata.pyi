@@ -405,7 +405,9 @@ class Server:
     picks a free one) and serves until ``stop()``. A context manager. It installs no signal
     handler. Per client address: at most ``max_connections_per_address`` open connections,
     ``registrations_per_hour`` new names, ``api_requests_per_second`` HTTP API requests; with
-    ``behind_proxy``, the address is the last ``X-Forwarded-For`` entry."""
+    ``behind_proxy``, the address is the last ``X-Forwarded-For`` entry. ``bot="NAME"`` adds the
+    server's own computer player under that name (a bot's account; a person's name is refused),
+    which seeks people who ask for the computer, on every size."""
 
     def __new__(
         cls,
@@ -418,6 +420,7 @@ class Server:
         registrations_per_hour: SupportsIndex = 20,
         api_requests_per_second: SupportsIndex = 20,
         behind_proxy: bool = False,
+        bot: Optional[str] = None,
     ) -> Server: ...
     @property
     def url(self) -> str:

@@ -134,6 +134,11 @@ def _add_serve(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
     serve.add_argument(
         "--move-time", type=_seconds, default=300.0, help="seconds a player has for each move (default 300)"
     )
+    serve.add_argument(
+        "--bot", nargs="?", const="gokata-bot", metavar="NAME",
+        help="also run the server's own computer opponent, under NAME (default gokata-bot), for "
+        "players who ask for the computer",
+    )
     limits = serve.add_argument_group("limits per client address (a client over one is refused; nobody else notices)")
     limits.add_argument(
         "--max-connections-per-address", type=_count(1), default=64, metavar="N",
@@ -165,16 +170,18 @@ def _serve(args: argparse.Namespace) -> int:
             registrations_per_hour=args.registrations_per_hour,
             api_requests_per_second=args.api_requests_per_second,
             behind_proxy=args.behind_proxy,
+            bot=args.bot,
         )
     except (OSError, ValueError) as error:
         print(f"gokata serve: {error}", file=sys.stderr)
         return 1
     # SIGTERM stops the server as cleanly as Ctrl-C does.
     previous = signal.signal(signal.SIGTERM, _interrupt)
+    computer = f"; the computer plays as {args.bot}" if args.bot else ""
     try:
         print(
             f"gokata serve: listening on {server.url} (WebSocket {server.ws_url}, database {server.database}, "
-            f"{args.move_time:g} s a move); Ctrl-C stops it",
+            f"{args.move_time:g} s a move{computer}); Ctrl-C stops it",
             flush=True,
         )
         while not server.wait(0.25):  # short waits, so that Python sees signals

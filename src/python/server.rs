@@ -9,6 +9,7 @@ use pyo3::types::PyType;
 
 use super::arguments::whole_number;
 use crate::server::limits::Limits;
+use crate::server::resident::Resident;
 use crate::server::{shown_address, Config, RunningServer, ServerError};
 
 /// The longest move time a server takes: a week.
@@ -19,7 +20,7 @@ const MAX_MOVE_TIME: f64 = 7.0 * 24.0 * 3600.0;
 /// `Server(host="127.0.0.1", port=8080, db="gokata.sqlite3", move_time=300.0)` opens the
 /// database (an SQLite file, or PostgreSQL: `"postgresql://USER@HOST:PORT/DBNAME"` or libpq's
 /// `"host=... dbname=..."`, where several servers may share one database), binds the address (port 0 picks a free one) and serves until `stop()`; it is a
-/// context manager. The server installs no signal handler: the caller stops it (the `gokata
+/// context manager. `bot="NAME"` adds the server's own computer player under that name. The server installs no signal handler: the caller stops it (the `gokata
 /// serve` command does on Ctrl-C and SIGTERM).
 #[pyclass(module = "gokata", frozen)]
 pub struct Server {
@@ -35,11 +36,11 @@ impl Server {
         signature = (
             host = "127.0.0.1".to_string(), port = None, db = PathBuf::from("gokata.sqlite3"), move_time = None,
             *, max_connections_per_address = None, registrations_per_hour = None,
-            api_requests_per_second = None, behind_proxy = false
+            api_requests_per_second = None, behind_proxy = false, bot = None
         ),
         text_signature = "(host='127.0.0.1', port=8080, db='gokata.sqlite3', move_time=300.0, *, \
                           max_connections_per_address=64, registrations_per_hour=20, \
-                          api_requests_per_second=20, behind_proxy=False)"
+                          api_requests_per_second=20, behind_proxy=False, bot=None)"
     )]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -52,6 +53,7 @@ impl Server {
         registrations_per_hour: Option<&Bound<'_, PyAny>>,
         api_requests_per_second: Option<&Bound<'_, PyAny>>,
         behind_proxy: bool,
+        bot: Option<String>,
     ) -> PyResult<Self> {
         let defaults = Limits::default();
         let limits = Limits {
@@ -86,6 +88,7 @@ impl Server {
             database,
             move_time: Duration::from_secs_f64(move_time),
             limits,
+            resident: bot.map(|name| Resident::named(&name)),
         };
         let running = py.detach(|| RunningServer::start(config)).map_err(to_py_err)?;
         Ok(Server {

@@ -69,6 +69,11 @@ pub fn coin() -> bool {
     random_bytes::<1>()[0] & 1 == 1
 }
 
+/// A seed from the operating system's random source.
+pub fn random_seed() -> u64 {
+    u64::from_le_bytes(random_bytes::<8>())
+}
+
 fn random_bytes<const N: usize>() -> [u8; N] {
     let mut bytes = [0u8; N];
     getrandom::fill(&mut bytes).expect("the operating system's random source works");

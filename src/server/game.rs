@@ -152,6 +152,11 @@ impl ServerGame {
         &self.moves
     }
 
+    /// The position, for the server's own bot to think about.
+    pub fn position(&self) -> &Game {
+        &self.game
+    }
+
     pub fn result(&self) -> Option<GameResult> {
         self.result
     }

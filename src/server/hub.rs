@@ -94,6 +94,12 @@ pub enum Event {
     Disconnected {
         conn: ConnId,
     },
+    /// The server's own computer player (`gokata serve --bot`) signs in on its connection,
+    /// without a token: its account was claimed when the server started.
+    Resident {
+        conn: ConnId,
+        name: String,
+    },
     Query {
         query: Query,
         reply: oneshot::Sender<Answer>,
@@ -410,6 +416,11 @@ impl Hub {
                 Err(refused) => self.refuse(conn, refused),
             },
             Event::Disconnected { conn } => self.disconnect(conn).await,
+            Event::Resident { conn, name } => {
+                if let Err(refused) = self.sign_in_resident(conn, &name).await {
+                    self.refuse(conn, refused);
+                }
+            }
             Event::Query { query, reply } => {
                 let delivery = self.answer(query, reply).await;
                 self.deliver_later(None, delivery);
@@ -568,7 +579,13 @@ impl Hub {
                 token
             }
         };
-        let connections = &mut self.players.get_mut(&key).expect("inserted above").connections;
+        self.signed_in(conn, key, name, token);
+        Ok(())
+    }
+
+    /// The connection `conn` is the player `key`'s (held in `players`): welcomed after the batch.
+    fn signed_in(&mut self, conn: ConnId, key: String, name: &str, token: String) {
+        let connections = &mut self.players.get_mut(&key).expect("a player held").connections;
         connections.push(conn);
         if connections.len() == 1 {
             self.arrived_here(&key, name);
@@ -577,6 +594,45 @@ impl Hub {
             connection.player = Some(key);
         }
         self.deliver_later(None, Delivery::Welcome { conn, token });
+    }
+
+    /// Registers the server's own computer player as a bot, or checks that the name is a
+    /// bot's already: a person's account is never taken over. Called once, at start.
+    pub async fn claim_resident(&mut self, name: &str) -> Result<Result<(), String>, StoreError> {
+        if let Err(message) = auth::check_name(name) {
+            return Ok(Err(format!("the bot's name: {message}")));
+        }
+        match self.store.player(name).await? {
+            Some(record) if !record.bot => Ok(Err(format!(
+                "{:?} is the name of a person's account: give the bot another name",
+                record.name
+            ))),
+            Some(_) => Ok(Ok(())),
+            None => {
+                // Nobody needs its token: it signs in from inside the server.
+                let hash = auth::token_hash(&auth::new_token());
+                self.store.add_player(name, &hash, true).await?;
+                Ok(Ok(()))
+            }
+        }
+    }
+
+    async fn sign_in_resident(&mut self, conn: ConnId, name: &str) -> Result<(), Refused> {
+        let key = auth::name_key(name);
+        if !self.players.contains_key(&key) {
+            let record = self.store.player(name).await.map_err(|error| self.lost(error))?;
+            let Some(record) = record.filter(|record| record.bot) else {
+                return Err(Refused::bad_request(format!("{name:?} is not the server's bot")));
+            };
+            self.players.insert(
+                key.clone(),
+                Player {
+                    record,
+                    connections: Vec::new(),
+                },
+            );
+        }
+        self.signed_in(conn, key, name, String::new());
         Ok(())
     }
 

@@ -6,7 +6,8 @@
 //! - [`game`], [`lobby`], [`auth`]: a game's rules and result, pairing, names and tokens;
 //! - [`store`]: storage ([`store::Store`]): SQLite for one process, PostgreSQL for several
 //!   processes serving one site;
-//! - [`protocol`]: the wire format, documented in `docs/protocol.md`.
+//! - [`protocol`]: the wire format, documented in `docs/protocol.md`;
+//! - [`resident`]: the server's own computer player (`--bot`), a player like any other.
 //!
 //! No Python here: the binding only starts and stops a [`RunningServer`].
 
@@ -18,6 +19,7 @@ pub mod hub;
 pub mod limits;
 pub mod lobby;
 pub mod protocol;
+pub mod resident;
 pub mod socket;
 pub mod store;
 
@@ -48,6 +50,8 @@ pub struct Config {
     /// The time the player to move has for each turn.
     pub move_time: Duration,
     pub limits: Limits,
+    /// The server's own computer player, if it has one (`--bot`).
+    pub resident: Option<resident::Resident>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -104,20 +108,26 @@ impl RunningServer {
         listener_socket.set_nonblocking(true).map_err(listen_error)?;
         let local = listener_socket.local_addr().map_err(listen_error)?;
         // The hub loads games now, so a corrupt database is an error of starting.
-        let hub = runtime
+        let mut hub = runtime
             .block_on(Hub::new(
                 store,
                 config.move_time,
                 config.limits.registrations_per_hour,
             ))
             .map_err(database_error)?;
+        if let Some(resident) = &config.resident {
+            runtime
+                .block_on(hub.claim_resident(&resident.name))
+                .map_err(database_error)?
+                .map_err(ServerError::Config)?;
+        }
         let (stop, stopped) = oneshot::channel();
         let finished = Arc::new((Mutex::new(false), Condvar::new()));
         let done = finished.clone();
         let thread = std::thread::Builder::new()
             .name("gokata-server".into())
             .spawn(move || {
-                let result = runtime.block_on(serve(listener_socket, hub, changes, config.limits, stopped));
+                let result = runtime.block_on(serve(listener_socket, hub, changes, &config, stopped));
                 // Dropping the runtime ends whatever is left: connections have had their goodbye.
                 runtime.shutdown_timeout(Duration::from_millis(100));
                 let (lock, condvar) = &*done;
@@ -220,9 +230,10 @@ async fn serve(
     listener: TcpListener,
     mut hub: Hub,
     changes: Option<Listener>,
-    limits: Limits,
+    config: &Config,
     stop: oneshot::Receiver<()>,
 ) -> Result<(), ServerError> {
+    let limits = config.limits;
     let listener = tokio::net::TcpListener::from_std(listener).map_err(ServerError::Runtime)?;
     let (events, receiver) = mpsc::channel(EVENT_QUEUE);
     if let Some(changes) = changes {
@@ -255,6 +266,9 @@ async fn serve(
             Ok::<_, ServerError>(result?)
         })
         .map_err(ServerError::Runtime)?;
+    if let Some(resident) = config.resident.clone() {
+        tokio::spawn(resident::play(resident, events.clone(), config.move_time));
+    }
     let alive = Arc::new(());
     let app = http::router(events.clone(), alive.clone(), limits, healthy);
     tokio::spawn(async move {

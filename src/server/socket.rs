@@ -41,6 +41,11 @@ const PING_EVERY: Duration = Duration::from_secs(25);
 
 static NEXT_CONNECTION: AtomicU64 = AtomicU64::new(1);
 
+/// A connection's id, never given before in this process.
+pub fn new_connection_id() -> ConnId {
+    NEXT_CONNECTION.fetch_add(1, Ordering::Relaxed)
+}
+
 /// One connection's company: where its client is, and what it holds until it ends.
 pub struct Holding {
     pub address: IpAddr,
@@ -52,7 +57,7 @@ pub struct Holding {
 
 /// Serves one upgraded connection until either side closes it.
 pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, holding: Holding) {
-    let conn: ConnId = NEXT_CONNECTION.fetch_add(1, Ordering::Relaxed);
+    let conn = new_connection_id();
     let (mut sink, mut stream) = socket.split();
     let (outbox, mut outgoing) = mpsc::channel::<Outgoing>(OUTBOX_CAPACITY);
     // The hub holds the only strong sender: when it drops the connection (too slow, or the

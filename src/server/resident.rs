@@ -1,0 +1,311 @@
+//! The server's own computer player (`gokata serve --bot`), so that a lone player always has
+//! an opponent. It is a player like any other, on a connection the hub sees as any other and in
+//! the protocol's own frames: it keeps a seek open (every size, for people who ask for the
+//! computer) while it plays fewer than its limit of games, and answers each turn with the tree
+//! search of [`crate::bot`] on a blocking thread, a few searches at a time.
+
+use std::collections::HashMap;
+use std::net::{IpAddr, Ipv4Addr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::{mpsc, Semaphore};
+
+use super::game::{ServerGame, BOARD_SIZES, KOMI};
+use super::hub::{ConnId, Event, Outgoing};
+use super::protocol::{ClientFrame, Opponent, SeekColor};
+use super::socket::new_connection_id;
+use crate::bot::{Bot, Budget, Decision, Settings};
+use crate::engine::{coord, Color};
+
+/// The bot's name unless the operator gives one.
+pub const DEFAULT_NAME: &str = "gokata-bot";
+/// Simulations a move: on 9x9 a fraction of a second on one core.
+const PLAYOUTS: u64 = 10_000;
+/// The longest a move is thought about, whatever the board (and never over a third of the
+/// move time).
+const THINK_TIME: Duration = Duration::from_secs(3);
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resident {
+    pub name: String,
+    /// Games played at once; while it plays this many it does not seek.
+    pub max_games: usize,
+}
+
+impl Resident {
+    pub fn named(name: &str) -> Resident {
+        Resident {
+            name: name.to_string(),
+            max_games: 32,
+        }
+    }
+}
+
+/// A turn decided: the frame that plays it, for the game at this many turns.
+struct Decided {
+    game: String,
+    ply: usize,
+    frame: ClientFrame,
+}
+
+struct Player {
+    conn: ConnId,
+    name: String,
+    max_games: usize,
+    events: mpsc::Sender<Event>,
+    games: HashMap<String, Tracked>,
+    /// A seek is waiting (or sent).
+    seeking: bool,
+    /// Searches at once: one a core.
+    searches: Arc<Semaphore>,
+    budget: Budget,
+    decided: mpsc::Sender<Decided>,
+}
+
+/// One of its games, replayed as the server announces it.
+struct Tracked {
+    game: ServerGame,
+    color: Color,
+    /// The ply being thought about.
+    thinking: Option<usize>,
+}
+
+/// Plays on the hub `events` until the server stops.
+pub async fn play(resident: Resident, events: mpsc::Sender<Event>, move_time: Duration) {
+    let conn = new_connection_id();
+    let (outbox, mut inbox) = mpsc::channel(256);
+    let address = IpAddr::V4(Ipv4Addr::LOCALHOST);
+    let (decided, mut decisions) = mpsc::channel(64);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut player = Player {
+        conn,
+        name: resident.name.clone(),
+        max_games: resident.max_games,
+        events: events.clone(),
+        games: HashMap::new(),
+        seeking: false,
+        searches: Arc::new(Semaphore::new(cores)),
+        budget: Budget::playouts(PLAYOUTS).capped(THINK_TIME.min(move_time / 3)),
+        decided,
+    };
+    let connected = Event::Connected {
+        conn,
+        outbox,
+        address,
+    };
+    let signed_in = Event::Resident {
+        conn,
+        name: resident.name,
+    };
+    if events.send(connected).await.is_err() || events.send(signed_in).await.is_err() {
+        return;
+    }
+    loop {
+        tokio::select! {
+            message = inbox.recv() => match message {
+                Some(Outgoing::Text(text)) => {
+                    if !player.on_message(&text).await {
+                        break;
+                    }
+                }
+                Some(Outgoing::SignedIn) => {}
+                Some(Outgoing::Close(..)) | None => break,
+            },
+            Some(decided) = decisions.recv() => player.on_decided(decided).await,
+        }
+    }
+}
+
+impl Player {
+    /// Handles one message from the server; `false` when the server says goodbye.
+    async fn on_message(&mut self, text: &str) -> bool {
+        let Ok(message) = serde_json::from_str::<Value>(text) else {
+            return true;
+        };
+        match message["type"].as_str() {
+            Some("welcome") => {
+                for state in message["games"].as_array().into_iter().flatten() {
+                    self.track(state);
+                }
+            }
+            Some("start") => {
+                self.seeking = false;
+                self.track(&message["game"]);
+            }
+            Some("state") => self.track(&message["game"]),
+            Some("played") => self.on_played(&message).await,
+            Some("over") => {
+                if let Some(id) = message["game"].as_str() {
+                    self.games.remove(id);
+                }
+            }
+            Some("seeking") => self.seeking = true,
+            Some("error") => {
+                eprintln!("gokata serve: the bot was refused: {}", message["message"]);
+                if let Some(id) = message["game"].as_str() {
+                    let game = id.to_string();
+                    self.send(ClientFrame::Sync { game }).await;
+                } else {
+                    self.seeking = false; // a refused seek is sought again
+                }
+            }
+            Some("goodbye") => return false,
+            _ => {}
+        }
+        self.seek_if_room().await;
+        self.think_where_to_move();
+        true
+    }
+
+    /// Follows a game from its STATE (replacing what was known of it).
+    fn track(&mut self, state: &Value) {
+        let Some(game) = game_of(state) else { return };
+        let Some(color) = game.color_of(&self.name) else {
+            return;
+        };
+        if game.is_over() {
+            self.games.remove(&game.id);
+            return;
+        }
+        let thinking = self.games.get(&game.id).and_then(|tracked| tracked.thinking);
+        self.games.insert(
+            game.id.clone(),
+            Tracked {
+                game,
+                color,
+                thinking,
+            },
+        );
+    }
+
+    async fn on_played(&mut self, message: &Value) {
+        let (Some(id), Some(ply)) = (message["game"].as_str(), message["ply"].as_u64()) else {
+            return;
+        };
+        let Some(tracked) = self.games.get_mut(id) else {
+            return;
+        };
+        let (ply, known) = (ply as usize, tracked.game.moves().len());
+        if ply < known {
+            return; // known already (from a STATE)
+        }
+        let color = tracked.game.to_move();
+        if ply > known || tracked.game.play(color, ply, message["point"].as_str()).is_err() {
+            let game = id.to_string();
+            self.send(ClientFrame::Sync { game }).await; // a turn was missed: read the game again
+        }
+    }
+
+    async fn seek_if_room(&mut self) {
+        if self.seeking || self.games.len() >= self.max_games {
+            return;
+        }
+        self.seeking = true;
+        let seek = ClientFrame::Seek {
+            sizes: BOARD_SIZES.to_vec(),
+            color: SeekColor::Any,
+            opponent: Opponent::Human,
+        };
+        self.send(seek).await;
+    }
+
+    /// Starts a search in each game where it is to move and is not thinking yet.
+    fn think_where_to_move(&mut self) {
+        for (id, tracked) in &mut self.games {
+            let ply = tracked.game.moves().len();
+            if tracked.game.to_move() != tracked.color || tracked.thinking == Some(ply) {
+                continue;
+            }
+            tracked.thinking = Some(ply);
+            let position = tracked.game.position().clone();
+            let (game, budget) = (id.clone(), self.budget);
+            let (searches, decided) = (self.searches.clone(), self.decided.clone());
+            tokio::spawn(async move {
+                let Ok(_permit) = searches.acquire_owned().await else {
+                    return;
+                };
+                let seed = super::auth::random_seed();
+                let game_id = game.clone();
+                let frame = tokio::task::spawn_blocking(move || {
+                    let settings = Settings {
+                        budget,
+                        threads: 1,
+                        seed,
+                        resign: true,
+                    };
+                    let (decision, _) =
+                        Bot::new(settings).genmove(&position, KOMI, budget, false, &mut || false);
+                    turn_frame(&game, ply, decision, &position)
+                })
+                .await;
+                if let Ok(frame) = frame {
+                    let _ = decided
+                        .send(Decided {
+                            game: game_id,
+                            ply,
+                            frame,
+                        })
+                        .await;
+                }
+            });
+        }
+    }
+
+    /// Sends a decided turn if the game is still where it was.
+    async fn on_decided(&mut self, decided: Decided) {
+        let Some(tracked) = self.games.get_mut(&decided.game) else {
+            return;
+        };
+        if tracked.thinking == Some(decided.ply) {
+            tracked.thinking = None;
+        }
+        if tracked.game.moves().len() == decided.ply && !tracked.game.is_over() {
+            self.send(decided.frame).await;
+        }
+    }
+
+    async fn send(&self, frame: ClientFrame) {
+        let _ = self
+            .events
+            .send(Event::Frame {
+                conn: self.conn,
+                frame: Ok(frame),
+            })
+            .await;
+    }
+}
+
+/// The game a STATE describes, replayed.
+fn game_of(state: &Value) -> Option<ServerGame> {
+    let id = state["id"].as_str()?.to_string();
+    let size = usize::try_from(state["size"].as_u64()?).ok()?;
+    let (black, white) = (state["black"].as_str()?, state["white"].as_str()?);
+    let mut game = ServerGame::new(id, size, black.into(), white.into(), 0);
+    for (ply, point) in state["moves"].as_array()?.iter().enumerate() {
+        let color = game.to_move();
+        game.play(color, ply, point.as_str()).ok()?;
+    }
+    if state["status"].as_str() == Some("over") {
+        game.end(Color::Black, super::game::EndReason::Resign);
+    }
+    Some(game)
+}
+
+fn turn_frame(game: &str, ply: usize, decision: Decision, position: &crate::engine::Game) -> ClientFrame {
+    let game = game.to_string();
+    match decision {
+        Decision::Play(point) => {
+            let board = position.board();
+            let (row, col) = board.row_col(point);
+            ClientFrame::Move {
+                game,
+                ply,
+                point: coord::format(row, col, board.height()),
+            }
+        }
+        Decision::Pass => ClientFrame::Pass { game, ply },
+        Decision::Resign => ClientFrame::Resign { game },
+    }
+}
