@@ -4,7 +4,7 @@ Engines: real GNU Go (Debian's `gnugo`), and `standin_gtp.py`, a stand-in engine
 demand (slow, refusing a size, crashing, answering nonsense). The person on the other side is the
 Python client, seeking the computer. Tested: a game to two passes with one `genmove` a turn and
 none after the end; GNU Go killed with `kill -9` in the middle of a `genmove`; the server killed
-and restarted in the middle of a game; a stale turn (the bot's account moved from elsewhere while
+and restarted while the engine thinks; a stale turn (the bot's account moved from elsewhere while
 its engine thought); a slow engine against a move time of three seconds; a refused size never
 sought; three failures resign the game.
 """
@@ -217,21 +217,21 @@ def test_gnugo_killed_in_the_middle_of_a_genmove_is_restarted_and_the_game_goes_
         assert "during 'genmove white'" in robot.output()
 
 
-def test_the_server_killed_and_restarted_in_the_middle_of_a_game(tmp_path: Path, bridges: list[BridgeProcess]) -> None:
+def test_the_server_killed_and_restarted_in_the_middle_of_a_genmove(tmp_path: Path, bridges: list[BridgeProcess]) -> None:
     log = tmp_path / "engine.log"
     server = ServerProcess(tmp_path / "s.sqlite3", 60.0).start()
     try:
-        robot = bridge(bridges, server, tmp_path, standin("--log", str(log)))
+        robot = bridge(bridges, server, tmp_path, standin("--delay", "1.0", "--log", str(log)))
         with connect(server.ws_url, fresh_name("Ann")) as person:
-            game = person.seek(9, opponent="computer", timeout=30)
-            while game.move_number < 6:
-                if game.my_turn:
-                    game.move(gokata.genmove(game.local_copy(), playouts=20, seed=1) or "5E")
-                else:
-                    game.wait(timeout=10)
+            game = person.seek(9, "black", opponent="computer", timeout=30)
+            answered(game, "5E")
+            answered(game, free_point(game))
+            game.move(free_point(game))  # the engine thinks for a second about its answer
             server.kill()
             server.restart()
-            over = play_until_over(game, moves=6)
+            answered(game, None)  # the answer the bridge sends once it is back in
+            assert game.move_number == 6 and game.moves[5] is not None
+            over = play_until_over(game, moves=3)
         assert over.reason == "passes"
         assert "failure" not in robot.output()
         assert server.get_json(f"/api/games/{game.id}")["moves"] == game.moves
