@@ -23,6 +23,8 @@ use crate::engine::{coord, Color};
 pub const DEFAULT_NAME: &str = "gokata-bot";
 /// Simulations a move: on 9x9 a fraction of a second on one core.
 const PLAYOUTS: u64 = 10_000;
+/// How often a refused seek is tried again.
+const RETRY_SEEK: Duration = Duration::from_secs(1);
 /// The longest a move is thought about, whatever the board (and never over a third of the
 /// move time).
 const THINK_TIME: Duration = Duration::from_secs(3);
@@ -102,8 +104,11 @@ pub async fn play(resident: Resident, events: mpsc::Sender<Event>, move_time: Du
     if events.send(connected).await.is_err() || events.send(signed_in).await.is_err() {
         return;
     }
+    // A seek refused (the database away, say) is sought again on the next tick, not at once.
+    let mut retry = tokio::time::interval(RETRY_SEEK);
     loop {
         tokio::select! {
+            _ = retry.tick() => player.seek_if_room().await,
             message = inbox.recv() => match message {
                 Some(Outgoing::Text(text)) => {
                     if !player.on_message(&text).await {
@@ -148,7 +153,8 @@ impl Player {
                     let game = id.to_string();
                     self.send(ClientFrame::Sync { game }).await;
                 } else {
-                    self.seeking = false; // a refused seek is sought again
+                    self.seeking = false; // sought again on the next tick
+                    return true;
                 }
             }
             Some("goodbye") => return false,
