@@ -287,6 +287,9 @@ impl Player {
 fn game_of(state: &Value) -> Option<ServerGame> {
     let id = state["id"].as_str()?.to_string();
     let size = usize::try_from(state["size"].as_u64()?).ok()?;
+    if !BOARD_SIZES.contains(&size) {
+        return None;
+    }
     let (black, white) = (state["black"].as_str()?, state["white"].as_str()?);
     let mut game = ServerGame::new(id, size, black.into(), white.into(), 0);
     for (ply, point) in state["moves"].as_array()?.iter().enumerate() {
