@@ -11,8 +11,9 @@ The page's testable hooks: every intersection carries ``data-point`` (kata form,
 ``data-stone`` (``black``, ``white``, ``empty``); the last move also ``data-last``; the controls
 have the ids ``name``, ``token``, ``signin``, ``size``, ``color``, ``seek``, ``cancel``,
 ``pass``, ``resign``, ``status``, ``result``, ``error`` and ``player``; beside the board,
-``black-name``, ``black-captures``, ``black-passed``, ``black-gone`` (and white's), ``clock``
-and ``move-number``; the player's own token is ``my-token``.
+``black-name``, ``black-bot``, ``black-captures``, ``black-passed``, ``black-gone`` (and
+white's), ``clock`` and ``move-number``; the player's own token is ``my-token``. The lobby
+(test_browser_lobby.py) is ``lobby``, with ``lobby-seeks`` and ``lobby-games``.
 
 A missing Chromium, chromedriver or server fails these tests; it never skips them. When the
 environment variable ``GOKATA_SCREENSHOT_DIR`` is set, the screenshots of the finished game are
@@ -180,9 +181,10 @@ class Page:
         assert self.text("status") == f"Signed in as {name}. Choose a board and seek a game."
         assert not self.shown("signin") and self.shown("seek") and not self.shown("cancel")
 
-    def seek(self, size: int, color: str) -> None:
+    def seek(self, size: int, color: str, opponent: str = "human") -> None:
         Select(self.element("size")).select_by_value(str(size))
         Select(self.element("color")).select_by_value(color)
+        Select(self.element("opponent")).select_by_value(opponent)
         self.element("seek").click()
 
     def click(self, point: str) -> None:
@@ -339,11 +341,22 @@ def game_state(server: ServerProcess, game: str) -> Frame:
 
 
 def record(server: ServerProcess, name: str) -> str:
-    """The player's record from the HTTP API, in the page's words."""
+    """The player's record from the HTTP API, in the page's words (a program's name marked)."""
     status, body = server.get(f"/api/players/{name}")
     assert status == 200 and isinstance(body, dict), (status, body)
     wins, losses = body["wins"], body["losses"]
-    return f"{body['name']}: {wins} win{'' if wins == 1 else 's'}, {losses} loss{'' if losses == 1 else 'es'}"
+    named = marked(body["name"], body["bot"])
+    return f"{named}: {wins} win{'' if wins == 1 else 's'}, {losses} loss{'' if losses == 1 else 'es'}"
+
+
+def marked(name: str, bot: bool) -> str:
+    """A name as the page writes it: a program's is marked."""
+    return f"{name} [bot]" if bot else name
+
+
+def player(state: Frame, color: str) -> str:
+    """The name of the game's player of ``color``, as the page writes it."""
+    return marked(state[color], state["bots"][color])
 
 
 def without_clock(state: Frame) -> Frame:
@@ -369,16 +382,17 @@ def status_for(state: Frame, color: Optional[str]) -> str:
     elif passed == color:
         said = "You passed. "
     elif color is None:
-        said = f"{passed.title()} ({state[passed]}) passed. "
+        said = f"{passed.title()} ({player(state, passed)}) passed. "
     else:
-        said = f"{passed.title()} ({state[passed]}) passed: if you pass too, the game ends. "
+        said = f"{passed.title()} ({player(state, passed)}) passed: if you pass too, the game ends. "
     if color is None:
         return said + (
-            f"You are watching: {state['black']} (black) against {state['white']} (white); {mover} to move."
+            f"You are watching: {player(state, 'black')} (black) against {player(state, 'white')} (white); "
+            f"{mover} to move."
         )
     if color == mover:
         return said + f"Your move ({color})."
-    return said + f"Waiting for {state[mover]} ({mover}) to move."
+    return said + f"Waiting for {player(state, mover)} ({mover}) to move."
 
 
 Seats = tuple[str, str, list[str], str]

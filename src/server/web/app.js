@@ -46,10 +46,10 @@
   let socket = null;
   let wanted = null; // the name to sign in as, while the page wants a connection
   let wantedToken = null; // the token typed with it, if any (else the saved one is used)
-  let me = null; // {name, wins, losses} after welcome
+  let me = null; // {name, wins, losses, bot} after welcome
   let game = null; // the STATE shown, kept current from played/over/state
   let pending = null; // {game, ply, frame}: a turn sent and not yet acknowledged
-  let seeking = null; // {size, color} while a seek waits
+  let seeking = null; // {size, color, opponent} while a seek waits
   let deadline = null; // performance.now() when the player to move runs out of time
   let retries = 0;
   let retryTimer = null;
@@ -125,7 +125,7 @@
 
   const handlers = {
     welcome(m) {
-      me = { name: m.name, wins: m.wins, losses: m.losses };
+      me = { name: m.name, wins: m.wins, losses: m.losses, bot: m.bot === true };
       saved.keep(m.name, m.token);
       wantedToken = null;
       $("name").value = m.name;
@@ -147,16 +147,18 @@
       } else {
         pending = null;
       }
-      if (seeking) send({ type: "seek", size: seeking.size, color: seeking.color });
+      if (seeking) send({ type: "seek", ...seeking });
       render();
     },
     seeking(m) {
-      seeking = { size: m.size, color: m.color };
+      seeking = { size: m.size, color: m.color, opponent: m.opponent || "human" };
       render();
+      readLobbyNow();
     },
     cancelled() {
       seeking = null;
       render();
+      readLobbyNow();
     },
     start(m) {
       seeking = null;
@@ -309,7 +311,7 @@
 
   function play(point) {
     if (!game || game.status !== "playing") return;
-    if (!me) return showError(`Only ${game.black} and ${game.white} play in this game: you are watching it.`);
+    if (!me) return showError(`Only ${who("black")} and ${who("white")} play in this game: you are watching it.`);
     if (pending) return showError("Your last turn is still on its way.");
     const ply = game.moves.length;
     const frame = point === null ? { type: "pass", game: game.id, ply } : { type: "move", game: game.id, ply, point };
@@ -456,8 +458,14 @@
   // --- words ------------------------------------------------------------------------------
 
   const plural = (n, word) => `${n} ${word}${n === 1 ? "" : word.endsWith("s") ? "es" : "s"}`;
-  const record = (r) => `${r.name}: ${plural(r.wins, "win")}, ${plural(r.losses, "loss")}`;
+  const record = (r) => `${named(r.name, r.bot)}: ${plural(r.wins, "win")}, ${plural(r.losses, "loss")}`;
   const title = (word) => word[0].toUpperCase() + word.slice(1);
+  // A name in words, marked when the player is a program (a bot).
+  const named = (name, bot) => (bot ? `${name} [bot]` : name);
+  const isBot = (color) => Boolean(game && game.bots && game.bots[color]);
+  // The name of the shown game's player of `color`.
+  const who = (color) => named(game[color], isBot(color));
+  const OPPONENTS = { human: "an opponent", computer: "the computer", any: "an opponent, a person or the computer" };
 
   function statusText() {
     if (game && game.status === "playing") return presenceText() + passText() + (ghost ? ghostText() : turnText());
@@ -465,7 +473,7 @@
     if (!me) return game ? "The game is over. Sign in to play." : "Sign in to play.";
     if (seeking) {
       const colour = seeking.color === "any" ? "any colour" : seeking.color;
-      return `Waiting for an opponent: ${seeking.size}×${seeking.size}, ${colour}…`;
+      return `Waiting for ${OPPONENTS[seeking.opponent]}: ${seeking.size}×${seeking.size}, ${colour}…`;
     }
     if (game && game.status === "over") return "The game is over. Seek another one?";
     return `Signed in as ${me.name}. Choose a board and seek a game.`;
@@ -473,8 +481,8 @@
 
   function turnText() {
     const mine = myColor();
-    const mover = game[game.to_move];
-    if (!mine) return `You are watching: ${game.black} (black) against ${game.white} (white); ${game.to_move} to move.`;
+    const mover = who(game.to_move);
+    if (!mine) return `You are watching: ${who("black")} (black) against ${who("white")} (white); ${game.to_move} to move.`;
     if (pending) return "Your turn is on its way to the server…";
     return mine === game.to_move ? `Your move (${mine}).` : `Waiting for ${mover} (${game.to_move}) to move.`;
   }
@@ -485,8 +493,8 @@
 
   // A player who left has a clock that runs on: the opponent may wait, or play on.
   function presenceText() {
-    const left = ["black", "white"].filter(gone).map((color) => `${game[color]} left the game; the clock runs on. `);
-    return left.join("") + back.map((color) => `${game[color]} is back. `).join("");
+    const left = ["black", "white"].filter(gone).map((color) => `${who(color)} left the game; the clock runs on. `);
+    return left.join("") + back.map((color) => `${who(color)} is back. `).join("");
   }
 
   // Two passes end the game: a player must know that the last turn was one.
@@ -496,12 +504,12 @@
     const mine = myColor();
     if (passer === mine) return "You passed. ";
     const warning = mine ? ": if you pass too, the game ends" : "";
-    return `${title(passer)} (${game[passer]}) passed${warning}. `;
+    return `${title(passer)} (${who(passer)}) passed${warning}. `;
   }
 
   function resultText() {
     if (!game || game.status !== "over") return "";
-    const winner = game[game.winner];
+    const winner = who(game.winner);
     const how = {
       resign: `${title(game.winner)} (${winner}) wins by resignation.`,
       timeout: `${title(game.winner)} (${winner}) wins on time: ${other(game.winner)} took too long.`,
@@ -526,7 +534,7 @@
   }
 
   function render() {
-    $("player").textContent = me ? `${me.name}: ${plural(me.wins, "win")}, ${plural(me.losses, "loss")}` : "Not signed in";
+    $("player").textContent = me ? record(me) : "Not signed in";
     const playing = game && game.status === "playing";
     const mine = myColor();
     $("signin-panel").hidden = Boolean(me);
@@ -537,11 +545,13 @@
     $("seek").hidden = Boolean(seeking);
     $("cancel").hidden = !seeking;
     $("game-panel").hidden = !game;
+    $("lobby").hidden = Boolean(game); // a game on show has the window to itself
+    $("to-lobby").hidden = !game || (playing && mine !== null);
     document.body.classList.toggle("with-game", Boolean(game));
     $("pass").disabled = !playing || mine !== game.to_move || Boolean(pending);
     $("resign").disabled = !playing || !mine;
     if (game) {
-      $("game-title").textContent = `${game.black} (black) against ${game.white} (white), ${game.size}×${game.size}`;
+      $("game-title").textContent = `${who("black")} (black) against ${who("white")} (white), ${game.size}×${game.size}`;
       renderSeats();
       markLastMove();
       $("sgf").href = `/api/games/${encodeURIComponent(game.id)}.sgf`;
@@ -550,6 +560,7 @@
     setStatus(statusText());
     tick();
     tellTurn();
+    followLobby();
   }
 
   // --- telling a player in another tab that their turn has come ---------------------------
@@ -588,6 +599,7 @@
     const passer = lastPasser();
     for (const color of ["black", "white"]) {
       $(`${color}-name`).textContent = game[color];
+      $(`${color}-bot`).hidden = !isBot(color);
       $(`${color}-captures`).textContent = plural(taken[color], "capture");
       $(`${color}-passed`).hidden = passer !== color;
       $(`${color}-gone`).hidden = !gone(color);
@@ -679,6 +691,126 @@
     return match ? match[1] : null;
   }
 
+  // --- the lobby --------------------------------------------------------------------------
+
+  // The seeks waiting and the games being played, from the HTTP API: read every few seconds
+  // while the lobby is on show in a tab that is not hidden, and not at all otherwise.
+  const LOBBY_EVERY_MS = 3000;
+  const WANTS = { human: "wants a person", computer: "wants the computer", any: "wants anyone" };
+  const COLOURS = { any: "any colour", black: "black", white: "white" };
+  let lobbyTimer = null;
+  let lobbyReading = false;
+
+  const lobbyShown = () => !$("lobby").hidden && !document.hidden;
+
+  // Starts reading the lists when the lobby comes into view, stops when it goes.
+  function followLobby() {
+    if (!lobbyShown()) {
+      clearTimeout(lobbyTimer);
+      lobbyTimer = null;
+    } else if (lobbyTimer === null && !lobbyReading) {
+      readLobby();
+    }
+  }
+
+  // After the player's own seek changed: the lists at once, not in a few seconds.
+  function readLobbyNow() {
+    if (!lobbyShown() || lobbyReading) return;
+    clearTimeout(lobbyTimer);
+    readLobby();
+  }
+
+  async function readLobby() {
+    lobbyTimer = null;
+    lobbyReading = true;
+    try {
+      const [seeks, games] = await Promise.all([readJson("/api/seeks"), readJson("/api/games?status=playing")]);
+      showSeeks(seeks.seeks);
+      showGames(games.games, games.total);
+      $("lobby-note").textContent = "";
+    } catch (error) {
+      $("lobby-note").textContent = `Cannot read the lists from the server (${error.message}): trying again.`;
+    } finally {
+      lobbyReading = false;
+    }
+    if (lobbyShown()) lobbyTimer = setTimeout(readLobby, LOBBY_EVERY_MS);
+  }
+
+  async function readJson(path) {
+    const response = await fetch(path, { cache: "no-store" });
+    const body = await response.json().catch(() => ({}));
+    if (!response.ok) throw new Error(body.error || `HTTP ${response.status}`);
+    return body;
+  }
+
+  function showSeeks(seeks) {
+    const items = seeks.map((seek) => {
+      const item = lobbyItem(seek.name, seek.bot);
+      item.dataset.seek = seek.name;
+      item.append(`, ${sizesText(seek.size)}, ${COLOURS[seek.color] || seek.color}, ${WANTS[seek.opponent] || seek.opponent}`);
+      return item;
+    });
+    fillList("lobby-seeks", items, "Nobody is waiting for an opponent.");
+  }
+
+  function showGames(games, total) {
+    const items = games.map((listed) => {
+      const item = lobbyItem(listed.black, listed.bots.black);
+      item.dataset.game = listed.id;
+      item.append(" against ");
+      item.append(...playerName(listed.white, listed.bots.white));
+      item.append(`, ${listed.size}×${listed.size}, move ${listed.moves} `);
+      const link = document.createElement("a");
+      link.href = `#game=${encodeURIComponent(listed.id)}`;
+      link.textContent = "Watch";
+      link.setAttribute("aria-label", `Watch ${named(listed.black, listed.bots.black)} against ${named(listed.white, listed.bots.white)}`);
+      item.append(link);
+      return item;
+    });
+    if (total > games.length) {
+      const more = document.createElement("li");
+      more.textContent = `And ${total - games.length} more.`;
+      items.push(more);
+    }
+    fillList("lobby-games", items, "No game is being played.");
+  }
+
+  // A list item that starts with a player's name.
+  function lobbyItem(name, bot) {
+    const item = document.createElement("li");
+    item.append(...playerName(name, bot));
+    return item;
+  }
+
+  // A name as shown beside the board: a program's carries a "bot" badge.
+  function playerName(name, bot) {
+    const text = document.createElement("span");
+    text.className = "name";
+    text.textContent = name;
+    if (!bot) return [text];
+    const badge = document.createElement("span");
+    badge.className = "bot";
+    badge.title = "A program, not a person";
+    badge.textContent = "bot";
+    return [text, " ", badge];
+  }
+
+  function fillList(id, items, empty) {
+    if (!items.length) {
+      const none = document.createElement("li");
+      none.className = "none";
+      none.textContent = empty;
+      items.push(none);
+    }
+    $(id).replaceChildren(...items);
+  }
+
+  // One size (9) or several ([9, 13]): "9×9", "9×9 or 13×13".
+  function sizesText(size) {
+    const sizes = (Array.isArray(size) ? size : [size]).map((n) => `${n}×${n}`);
+    return sizes.length === 1 ? sizes[0] : `${sizes.slice(0, -1).join(", ")} or ${sizes[sizes.length - 1]}`;
+  }
+
   // --- controls ---------------------------------------------------------------------------
 
   $("signin-form").addEventListener("submit", (event) => {
@@ -748,7 +880,10 @@
       if ($("sound").checked) soundOn();
     });
   }
-  document.addEventListener("visibilitychange", tellTurn);
+  document.addEventListener("visibilitychange", () => {
+    tellTurn();
+    followLobby();
+  });
 
   window.addEventListener("hashchange", () => {
     if (game && game.id !== watchedGame() && !myColor()) game = null;
@@ -761,7 +896,14 @@
     showError("");
     putAwayGame();
     render();
-    send({ type: "seek", size: Number($("size").value), color: $("color").value });
+    send({ type: "seek", size: Number($("size").value), color: $("color").value, opponent: $("opponent").value });
+  });
+
+  // A finished or watched game is put away for the lobby (a game of one's own, once over).
+  $("to-lobby").addEventListener("click", () => {
+    putAwayGame();
+    showError("");
+    render();
   });
 
   $("cancel").addEventListener("click", () => send({ type: "cancel" }));
