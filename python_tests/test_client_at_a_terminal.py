@@ -20,6 +20,7 @@ from typing import Optional
 
 import pytest
 
+from bot_player import BotPlayer
 from gokata.client import Played, Player, RemoteGame, connect
 from server_process import ServerProcess, gokata_command
 from test_client_support import (  # noqa: F401  (the fixtures are used by name)
@@ -260,4 +261,61 @@ def test_the_opponent_leaving_and_coming_back_is_told(server: ServerProcess, tmp
             terminal.expect_line(f"{them.name} is back.")
             back.game(game.id).resign()
             terminal.expect_line("White resigns.")
+            assert terminal.finish() == 0
+
+
+@pytest.mark.parametrize(
+    ("opponent", "against"), [("computer", "against the computer"), ("any", "against a person or the computer")]
+)
+def test_a_person_plays_the_computer_shown_as_a_bot(
+    server: ServerProcess, tmp_path: Path, opponent: str, against: str
+) -> None:
+    """``--opponent computer`` (or ``any``) meets a program waiting on the server; its name is
+    marked as a bot's wherever it is printed; two passes end the game."""
+    me, robot = unique("term"), unique("robot")
+    with BotPlayer(server.ws_url, robot) as bot:
+        with Terminal(server.ws_url, me, tmp_path, "--opponent", opponent, "--color", "black") as terminal:
+            terminal.expect_line(f"Seeking a 9x9 game {against}, playing black; waiting for an opponent. Type quit to stop.")
+            terminal.expect(rf"Game \w+ on 9x9: {me} \(black\) against {robot} \[bot\] \(white\), komi 0\.5\. You play black\.")
+            terminal.expect(r"Black to play \(turn 1\)\. You have \d:\d\d\.")
+            terminal.types("5E\n")
+            terminal.expect_line("Black plays 5E.")
+            terminal.expect(r"(?m)^White (plays \w+|passes)\.$")  # the computer's answer
+            terminal.expect(r"Black to play \(turn 3\)\. You have \d:\d\d\.")
+            terminal.types("3C\n")
+            terminal.expect_line("Black plays 3C.")
+            terminal.expect(r"Black to play \(turn 5\)")
+            terminal.types("pass\n")
+            terminal.expect_line("Black passes.")
+            terminal.expect_line("Two passes in a row: the game is over.")
+            ending = terminal.expect(rf"(?m)^(Black \({me}\)|White \({robot} \[bot\]\)) wins by [\d.]+ points?\.$")
+            terminal.expect(rf"(?m)^Records: {me} \d+ wins?, \d+ loss(es)?; {robot} \[bot\] \d+ wins?, \d+ loss(es)?\.$")
+            assert terminal.finish() == 0
+        (game,) = bot.played
+        over = game.result(timeout=WAIT)
+        assert over.reason == "passes" and ending.group(0).startswith(over.winner.capitalize())
+        assert ending.group(0).endswith(f" wins {over.how}.")
+        assert game.bots == {"black": False, "white": True} and game.moves[-2:] == [None, None]
+
+
+def test_by_default_the_terminal_never_meets_a_bot(server: ServerProcess, tmp_path: Path) -> None:
+    """A person's seek, as before the computer could be chosen, waits beside a program's
+    instead of being paired with it."""
+    me, robot = unique("term"), unique("robot")
+    with BotPlayer(server.ws_url, robot):
+        with Terminal(server.ws_url, me, tmp_path) as terminal:
+            terminal.expect_line("Seeking a 9x9 game, playing either colour; waiting for an opponent. Type quit to stop.")
+
+            def waiting() -> list[tuple[str, bool, str]]:
+                seeks = server.get_json("/api/seeks")["seeks"]
+                return sorted((seek["name"], seek["bot"], seek["opponent"]) for seek in seeks)
+
+            deadline = time.monotonic() + WAIT
+            while waiting() != sorted([(me, False, "human"), (robot, True, "human")]):
+                assert time.monotonic() < deadline, waiting()
+                time.sleep(0.05)
+            time.sleep(0.5)
+            assert len(waiting()) == 2, "neither seek was paired"
+            terminal.types("quit\n")
+            terminal.expect_line("Stopped seeking.")
             assert terminal.finish() == 0

@@ -279,3 +279,9 @@ def test_ctrl_c_stops_the_client_with_status_130(server: ServerProcess, tmp_path
     assert run.status == 130 and run.err == ""
     assert run.lines[-1] == "Interrupted: stopped seeking.", run.out  # a word, then the exit
     assert time.monotonic() - started < 10
+
+
+def test_an_unknown_opponent_is_refused_naming_the_choices(tmp_path: Path) -> None:
+    run = finish(start("ws://127.0.0.1:1/ws", unique("term"), tmp_path, "--opponent", "robot"))
+    assert run.status == 2 and run.out == "", run
+    assert "argument --opponent: invalid choice: 'robot' (choose from 'human', 'computer', 'any')" in run.err

@@ -34,6 +34,9 @@ Commands (one per line; a point or pass on your turn, the others at any time):
   help         show this help
   quit         leave; the game goes on on the server, with your clock running"""
 
+SEEKING = {"human": "", "computer": " against the computer", "any": " against a person or the computer"}
+"""How a seek for each kind of opponent is told (a person's, the default, as it always was)."""
+
 TICK = 0.1
 """Seconds between two looks at the game, the connection and the clock while nothing is typed."""
 
@@ -63,12 +66,16 @@ class ConnectSession:
         screen: Screen,
         keyboard: Keyboard,
         connect_to: Connect = _default_connect,
+        opponent: str = "human",
     ) -> None:
         self.url = websocket_url(url)
         self.name = name
         self.token = token
         self.size = size
         self.color = color
+        if opponent not in SEEKING:
+            raise ValueError(f"opponent must be 'human', 'computer' or 'any', not {opponent!r}")
+        self.opponent = opponent  # whom to seek
         self.screen = screen
         self.keyboard = keyboard
         self.connect_to = connect_to
@@ -156,7 +163,7 @@ class ConnectSession:
         save_last_game(self.url, player.name, None)
         if game is None or not game.is_over:
             return False
-        self.say(f"Your last game, {game.id} against {game.opponent}, ended while you were away.")
+        self.say(f"Your last game, {game.id} against {_opponent(game)}, ended while you were away.")
         self.results(player, game)
         return True
 
@@ -180,8 +187,9 @@ class ConnectSession:
         colour = "either colour" if self.color == "any" else self.color
         stop = " Type quit to stop." if self.keyboard.interactive else ""
         self.seeking = True  # until the seek ends, for a word on Ctrl-C
-        self.say(f"Seeking a {self.size}x{self.size} game, playing {colour}; waiting for an opponent.{stop}")
-        seeking = _in_background(lambda: player.seek(self.size, self.color))
+        against = SEEKING[self.opponent]
+        self.say(f"Seeking a {self.size}x{self.size} game{against}, playing {colour}; waiting for an opponent.{stop}")
+        seeking = _in_background(lambda: player.seek(self.size, self.color, opponent=self.opponent))
         while not seeking.done():
             self.watch_connection(player)
             try:
@@ -216,7 +224,7 @@ class ConnectSession:
             return
         save_last_game(self.url, player.name, game.id)
         self.say(
-            f"Game {game.id} against {game.opponent} started before the seek was withdrawn: "
+            f"Game {game.id} against {_opponent(game)} started before the seek was withdrawn: "
             f"left it, and it goes on. {self.come_back()}"
         )
 
@@ -244,14 +252,14 @@ class ConnectSession:
     def announce(self, game: RemoteGame) -> None:
         size = game.size["height"]
         self.say(
-            f"Game {game.id} on {size}x{size}: {game.black} (black) against {game.white} (white), "
+            f"Game {game.id} on {size}x{size}: {_name(game, 'black')} (black) against {_name(game, 'white')} (white), "
             f"komi {game.komi:g}. You play {game.color}."
         )
         if self.shown == game.move_number and not game.is_over:
             self.say(str(game).rstrip("\n"))  # else the turns played since are told first
         self.opponent_connected = game.opponent_connected or game.is_over
         if not self.opponent_connected:
-            self.say(f"{game.opponent} is not connected (the clock runs on).")
+            self.say(f"{_opponent(game)} is not connected (the clock runs on).")
 
     def next_line(self, wanted: bool) -> str | None:
         """A line typed, if ``wanted`` and one comes within a tick; else ``None`` after the
@@ -333,7 +341,8 @@ class ConnectSession:
         if connected == self.opponent_connected:
             return
         self.opponent_connected = connected
-        self.say(f"{game.opponent} is back." if connected else f"{game.opponent} left (the clock runs on).")
+        opponent = _opponent(game)
+        self.say(f"{opponent} is back." if connected else f"{opponent} left (the clock runs on).")
 
     def results(self, player: Player, game: RemoteGame) -> None:
         over = game.over
@@ -350,7 +359,7 @@ class ConnectSession:
         else:
             records = [player.record()]
         summary = "; ".join(
-            f"{r.name} {_count(r.wins, 'win')}, {_count(r.losses, 'loss')}" for r in records
+            f"{_named(r.name, r.bot)} {_count(r.wins, 'win')}, {_count(r.losses, 'loss')}" for r in records
         )
         self.say(f"Records: {summary}.")
 
@@ -376,7 +385,7 @@ class ConnectSession:
 def _check_turn(game: RemoteGame, what: str) -> None:
     """Refuses a turn out of turn, before anything is sent."""
     if not game.my_turn and not game.is_over:
-        raise ValueError(f"not your turn: {game.opponent} ({game.turn}) is to play; {what} was not played")
+        raise ValueError(f"not your turn: {_opponent(game)} ({game.turn}) is to play; {what} was not played")
 
 
 def _in_background(call: Callable[[], T]) -> futures.Future[T]:
@@ -401,7 +410,7 @@ def _turn_line(game: RemoteGame) -> str:
         time_left = f" You have {clock}." if clock else ""
     else:
         time_left = f", who has {clock}" if clock else ""
-        time_left = f" Waiting for {game.opponent}{time_left}."
+        time_left = f" Waiting for {_opponent(game)}{time_left}."
     return f"{turn.capitalize()} to play (turn {game.move_number + 1}).{time_left}"
 
 
@@ -424,7 +433,16 @@ def _describe(played: Played) -> str:
 
 
 def _name(game: RemoteGame, color: str) -> str:
-    return game.black if color == "black" else game.white
+    """The name of the player of ``color``, marked if a program."""
+    return _named(game.black if color == "black" else game.white, game.bots[color])
+
+
+def _opponent(game: RemoteGame) -> str:
+    return _name(game, "white" if game.color == "black" else "black")
+
+
+def _named(name: str, bot: bool) -> str:
+    return f"{name} [bot]" if bot else name
 
 
 def _clock(remaining_ms: int | None) -> str:

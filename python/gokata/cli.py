@@ -257,6 +257,12 @@ def _add_connect(subcommands: argparse._SubParsersAction[argparse.ArgumentParser
     client.add_argument("--token", help="the token of a registered name (default: the saved one)")
     client.add_argument("--size", type=int, choices=(9, 13, 19), default=9, help="board size to seek (default 9)")
     client.add_argument("--color", choices=("black", "white", "any"), default="any", help="colour to seek (default any)")
+    client.add_argument(
+        "--opponent",
+        choices=("human", "computer", "any"),
+        default="human",
+        help="whom to play: a person (the default), the computer (a bot on the server) or any",
+    )
     client.set_defaults(run=_connect)
 
 
@@ -272,7 +278,10 @@ def _connect(args: argparse.Namespace) -> int:
     try:
         screen = Screen(sys.stdout, live=sys.stdout.isatty())
         keyboard = Keyboard(sys.stdin.fileno())
-        ConnectSession(args.url, args.name, args.token, args.size, args.color, screen, keyboard).run()
+        session = ConnectSession(
+            args.url, args.name, args.token, args.size, args.color, screen, keyboard, opponent=args.opponent
+        )
+        session.run()
     except KeyboardInterrupt:  # the session said why
         return 130
     except BrokenPipeError:
