@@ -261,3 +261,39 @@ def test_the_lobby_marks_bots_and_is_read_only_while_it_is_on_show(
         until(lambda: lobby_reads(page) > before, what="the lists read after the game")
         eventually(lambda: lobby(page), ([NO_SEEKS], [NO_GAMES]), what="the lobby after the game")
     page.assert_clean()
+
+
+def test_a_lone_player_plays_the_computer_of_gokata_serve_bot(
+    tmp_path: Path, databases: Databases, browsers: Callable[[str], Page]
+) -> None:
+    """On a fresh ``gokata serve --bot``, the lobby shows the server's own computer waiting,
+    marked as a bot; a person who chooses Computer plays it at once, sees its answers, and
+    the end of the game (a resignation: the computer's passing is its own affair)."""
+    with ServerProcess(databases.new(tmp_path, "server"), 300.0, ("--bot",)) as built_in:
+        page = browsers(url_of(built_in))
+        page.open()
+        computer_seek = "gokata-bot [bot], 9×9, 13×13 or 19×19, any colour, wants a person"
+        eventually(lambda: lobby(page), ([computer_seek], [NO_GAMES]), what="the computer waiting")
+        name = fresh_name("lone")
+        page.sign_in(name)
+        page.seek(9, "black", "computer")
+        until(lambda: page.stored("gokata.game") is not None, what="the game with the computer")
+        game = page.stored("gokata.game")
+        assert game is not None
+        state = game_state(built_in, game)
+        assert (state["white"], state["bots"]) == ("gokata-bot", {"black": False, "white": True})
+        assert page.shown("white-bot") and not page.shown("black-bot")
+        for turns in (1, 3):
+            page.click(a_legal_point(state))
+            state = answered(built_in, game, turns)
+            agree(state, {"black": page})
+        page.element("resign").click()
+        page.element("resign").click()  # "Really resign?"
+        eventually(
+            lambda: page.text("result"),
+            f"White (gokata-bot [bot]) wins by resignation. "
+            f"Records: {record(built_in, name)}; {record(built_in, 'gokata-bot')}.",
+            what="the result",
+        )
+        assert "gokata-bot [bot]: 1 win, 0 losses" in page.text("result")
+        page.assert_clean()
