@@ -13,7 +13,8 @@ have the ids ``name``, ``token``, ``signin``, ``size``, ``color``, ``seek``, ``c
 ``pass``, ``resign``, ``status``, ``result``, ``error`` and ``player``; beside the board,
 ``black-name``, ``black-bot``, ``black-captures``, ``black-passed``, ``black-gone`` (and
 white's), ``clock`` and ``move-number``; the player's own token is ``my-token``. The lobby
-(test_browser_lobby.py) is ``lobby``, with ``lobby-seeks`` and ``lobby-games``.
+(test_browser_lobby.py) is ``lobby``, with ``lobby-seeks``, ``lobby-games`` (an item's
+``data-game``) and ``opponent``; ``to-lobby`` puts a finished or watched game away for it.
 
 A missing Chromium, chromedriver or server fails these tests; it never skips them. When the
 environment variable ``GOKATA_SCREENSHOT_DIR`` is set, the screenshots of the finished game are
