@@ -107,17 +107,21 @@ def test_each_turn_gives_the_full_time_again(server: ServerProcess) -> None:
 def test_a_last_pass_racing_the_timeout_is_counted_once(server: ServerProcess) -> None:
     # Several games; in each, white's second pass is sent close to its deadline, a little
     # before or after. Whichever wins, each game ends once and each record changes once.
+    # Black passes as soon as each game starts (a loaded machine may take longer than a move
+    # time to start them all); white's pass then races its deadline, counted from that pass.
     delays = [1.40, 1.46, 1.49, 1.50, 1.51, 1.54]
-    games = [start_game(server, f"Crace{i}") for i in range(len(delays))]
+    games = []
+    for i in range(len(delays)):
+        black, white, start = start_game(server, f"Crace{i}")
+        play(black, white, start["id"], 0, None)
+        games.append((black, white, start, time.monotonic()))
     outcomes: list[str] = [""] * len(delays)
     failures: list[BaseException] = []
 
     def race(index: int) -> None:
-        black, white, start = games[index]
+        black, white, start, sent = games[index]
         game = start["id"]
         try:
-            play(black, white, game, 0, None)
-            sent = time.monotonic()
             time.sleep(max(0.0, delays[index] - (time.monotonic() - sent)))
             white.wire.send({"type": "pass", "game": game, "ply": 1})
             first = white.wire.recv(timeout=MOVE_TIME + LATE)
@@ -143,7 +147,7 @@ def test_a_last_pass_racing_the_timeout_is_counted_once(server: ServerProcess) -
         thread.join(15)
     assert not failures, failures
     assert all(outcomes), outcomes
-    for black, white, start in games:
+    for black, white, start, _ in games:
         status, state = server.get(f"/api/games/{start['id']}")
         assert status == 200 and state["status"] == "over"
         (bw, bl), (ww, wl) = records(server, black, white)
