@@ -5,7 +5,7 @@ demand (slow, refusing a size, crashing, answering nonsense). The person on the 
 Python client, seeking the computer. Tested: a game to two passes with one `genmove` a turn and
 none after the end; GNU Go killed with `kill -9` in the middle of a `genmove`; the server killed
 and restarted while the engine thinks; a stale turn (the bot's account moved from elsewhere while
-its engine thought); a slow engine against a move time of three seconds; a refused size never
+its engine thought); a move sent twice, the copy answered with the game's `state`; a slow engine against a move time of three seconds; a refused size never
 sought; three failures resign the game.
 """
 
@@ -16,11 +16,16 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect as ws_connect
+from websockets.sync.server import ServerConnection, serve
 
 import gokata
 from gokata.client import Over, RemoteGame, connect
@@ -35,12 +40,15 @@ class BridgeProcess:
     """``gokata bot`` in a session of its own (so its engines die with it), its standard
     error kept in a file."""
 
-    def __init__(self, server: ServerProcess, name: str, engine: list[str], folder: Path, *options: str) -> None:
+    def __init__(
+        self, server: ServerProcess, name: str, engine: list[str], folder: Path, *options: str, proxy_url: str = ""
+    ) -> None:
         self.name = name
         self.folder = folder
         self.log = folder / f"{name}.log"
         self._stderr = open(self.log, "w", encoding="utf-8")  # noqa: SIM115 (closed in stop)
-        command = [*gokata_command(), "bot", server.ws_url, "--name", name, *options, "--", *engine]
+        url = proxy_url or server.ws_url
+        command = [*gokata_command(), "bot", url, "--name", name, *options, "--", *engine]
         self.process = subprocess.Popen(
             command,
             stdin=subprocess.DEVNULL,
@@ -261,6 +269,69 @@ def test_a_stale_turn_makes_the_bridge_rebuild_its_engines_position(
         assert commands.count("clear_board") >= 2, "the position was rebuilt from the server's moves"
         assert "play white C3" in commands, "with the move made elsewhere"
         assert "failure" not in robot.output()
+
+
+class ResendingProxy:
+    """A WebSocket proxy to the server that sends the bot's first move twice, as a network or
+    a reconnecting client may: the server plays it once and answers the copy with the game's
+    `state`. Every frame passed on is kept in ``seen``, as (who sent it, frame)."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        self.resent = threading.Event()
+        self.seen: list[tuple[str, dict[str, Any]]] = []
+        self._server = serve(self._handle, "127.0.0.1", 0)
+        self.url = f"ws://127.0.0.1:{self._server.socket.getsockname()[1]}/ws"
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+    def _handle(self, client: ServerConnection) -> None:
+        with ws_connect(self.target) as upstream:
+
+            def downstream() -> None:
+                try:
+                    for text in upstream:
+                        self.seen.append(("server", json.loads(text)))
+                        client.send(text)
+                except ConnectionClosed:
+                    pass
+
+            threading.Thread(target=downstream, daemon=True).start()
+            try:
+                for text in client:
+                    frame = json.loads(text)
+                    self.seen.append(("bot", frame))
+                    upstream.send(text)
+                    if frame.get("type") == "move" and not self.resent.is_set():
+                        self.resent.set()
+                        upstream.send(text)
+            except ConnectionClosed:
+                pass
+
+    def close(self) -> None:
+        self._server.shutdown()
+
+
+def test_a_resent_move_gets_the_state_and_the_game_goes_on(tmp_path: Path, bridges: list[BridgeProcess]) -> None:
+    with ServerProcess(tmp_path / "s.sqlite3", 60.0) as server:
+        proxy = ResendingProxy(server.ws_url)
+        try:
+            robot = BridgeProcess(server, fresh_name("Bot"), standin(), tmp_path, proxy_url=proxy.url)
+            bridges.append(robot)
+            robot.wait_seeking(server)
+            with connect(server.ws_url, fresh_name("Ann")) as person:
+                game = person.seek(9, "black", opponent="computer", timeout=30)
+                answered(game, "5E")
+                assert proxy.resent.is_set()
+                over = play_until_over(game, moves=4)
+            assert over.reason == "passes"
+            moves = [f for who, f in proxy.seen if who == "bot" and f.get("type") == "move"]
+            assert moves[0]["ply"] == 1, "the bot's first move (sent on twice)"
+            states = [f for who, f in proxy.seen if who == "server" and f["type"] == "state"]
+            assert [state["game"]["moves"][:2] for state in states] == [["5E", moves[0]["point"]]], "the copy's answer"
+            assert game.moves[1] == moves[0]["point"] and len(game.moves) > 4
+            assert "failure" not in robot.output()
+        finally:
+            proxy.close()
 
 
 def test_a_slow_engine_never_loses_on_time(tmp_path: Path, bridges: list[BridgeProcess]) -> None:
