@@ -1,9 +1,11 @@
 //! gokata: a fast, exact Go rules engine ([`engine`]) and its Python binding (`python`,
-//! built only with the `python` feature), and the game server (`server`, with the `server` feature).
+//! built only with the `python` feature), the game server (`server`, with the `server` feature), and a batched environment for
+//! reinforcement learning ([`env`]).
 
 pub mod bot;
 pub mod corpus;
 pub mod engine;
+pub mod env;
 pub mod gtp;
 pub mod picture;
 pub mod puzzle;

@@ -16,6 +16,7 @@ __all__ = [
     "SgfGame",
     "SgfNode",
     "__version__",
+    "_VecGo",
     "_gtp",
     "_replay_natively",
     "analyze",
@@ -439,3 +440,64 @@ class Server:
         """Stops the server; raises RuntimeError if it had stopped on an error."""
     def __enter__(self) -> "Server": ...
     def __exit__(self, _kind: Optional[type[BaseException]] = None, _value: Optional[BaseException] = None, _traceback: Optional[object] = None) -> bool: ...
+
+_BoolArray: TypeAlias = numpy.typing.NDArray[numpy.bool_]
+
+@final
+class _VecGo:
+    """The batched environment behind ``gokata.env.VecGo``."""
+
+    def __new__(
+        cls,
+        num_envs: SupportsIndex,
+        size: SupportsIndex,
+        komi: float,
+        history: SupportsIndex,
+        max_steps: Optional[SupportsIndex],
+        rules: str,
+        autoreset: str,
+        layout: str,
+        threads: Optional[SupportsIndex],
+        seed: Optional[SupportsIndex],
+    ) -> _VecGo: ...
+    @property
+    def num_envs(self) -> int: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def komi(self) -> float: ...
+    @property
+    def history(self) -> int: ...
+    @property
+    def max_steps(self) -> int: ...
+    @property
+    def rules(self) -> str: ...
+    @property
+    def autoreset(self) -> str: ...
+    @property
+    def layout(self) -> str: ...
+    @property
+    def threads(self) -> int: ...
+    def reset(
+        self, seed: Optional[SupportsIndex] = None
+    ) -> tuple[_BoolArray, _BoolArray, numpy.typing.NDArray[numpy.int8]]:
+        """New games on every board: ``(observation, legal_action_mask, to_play)``."""
+    def step(
+        self, actions: numpy.typing.NDArray[numpy.int64]
+    ) -> tuple[
+        _BoolArray,
+        numpy.typing.NDArray[numpy.float32],
+        _BoolArray,
+        _BoolArray,
+        _BoolArray,
+        numpy.typing.NDArray[numpy.int8],
+        Optional[_BoolArray],
+    ]:
+        """One step of every board: ``(observation, rewards, terminated, truncated,
+        legal_action_mask, to_play, final_observation)``."""
+    def random_legal_actions(self, seed: Optional[SupportsIndex] = None) -> numpy.typing.NDArray[numpy.int64]:
+        """One uniformly random legal action per board."""
+    def game(self, index: SupportsIndex) -> Go:
+        """A copy of the game on board ``index``, with its history."""
+    def games(self) -> list[Go]:
+        """A copy of every board's game, with its history."""

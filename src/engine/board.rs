@@ -262,6 +262,18 @@ impl Board {
         each!(&self.0, b => b.illegal_reason(p, color))
     }
 
+    /// Writes each point's state, row by row from the top, into `out` (one byte a point: 0
+    /// empty, 1 black, 2 white). `out` must hold `height * width` bytes.
+    pub fn write_cells(&self, out: &mut [u8]) {
+        each!(&self.0, b => b.write_cells(out))
+    }
+
+    /// Writes 1 where `color` may play and 0 elsewhere, row by row from the top, into `out`,
+    /// which must hold `height * width` bytes.
+    pub fn write_legal_mask(&self, color: Color, out: &mut [u8]) {
+        each!(&self.0, b => b.write_legal_mask(color, out))
+    }
+
     /// The points where `color` may play, row by row from the top.
     pub fn legal_moves(&self, color: Color) -> impl Iterator<Item = Point> + '_ {
         self.points()

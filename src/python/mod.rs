@@ -3,6 +3,7 @@
 mod arguments;
 mod batch;
 mod bot;
+mod env;
 mod errors;
 mod go;
 mod info;
@@ -31,6 +32,7 @@ fn solve(text: &str) -> PyResult<String> {
 #[pymodule(gil_used = true)]
 fn _gokata(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<go::Go>()?;
+    m.add_class::<env::PyVecGo>()?;
     m.add_function(wrap_pyfunction!(solve, m)?)?;
     m.add_function(wrap_pyfunction!(batch::playouts, m)?)?;
     m.add_function(wrap_pyfunction!(bot::genmove, m)?)?;

@@ -226,6 +226,29 @@ impl<const N: usize> SizedBoard<N> {
         }
     }
 
+    /// See [`super::Board::write_cells`].
+    pub(super) fn write_cells(&self, out: &mut [u8]) {
+        let width = self.width();
+        for (row, cells) in out.chunks_exact_mut(width).take(self.height()).enumerate() {
+            let start = self.point(row, 0);
+            for (col, cell) in cells.iter_mut().enumerate() {
+                *cell = self.cell(start + col as Point);
+            }
+        }
+    }
+
+    /// See [`super::Board::write_legal_mask`].
+    pub(super) fn write_legal_mask(&self, color: Color, out: &mut [u8]) {
+        let width = self.width();
+        for (row, legal) in out.chunks_exact_mut(width).take(self.height()).enumerate() {
+            let start = self.point(row, 0);
+            for (col, legal) in legal.iter_mut().enumerate() {
+                let p = start + col as Point;
+                *legal = u8::from(self.cell(p) == EMPTY && self.illegal_reason(p, color).is_none());
+            }
+        }
+    }
+
     /// Why `color` may not play at `p` (on the board), or `None` when the move is legal.
     #[inline(always)]
     pub(super) fn illegal_reason(&self, p: Point, color: Color) -> Option<IllegalReason> {
