@@ -2,10 +2,12 @@
 //! over threads (each thread takes a run of boards and their rows).
 
 use std::fmt;
+use std::sync::Mutex;
 
 use crate::engine::{coord, playout_rng, Color};
 
 use super::config::{Config, Rules};
+use super::pool::Pool;
 use super::single::{Row, SingleEnv};
 
 /// The output arrays of a step, one row per board, each row contiguous.
@@ -99,7 +101,7 @@ impl fmt::Display for ActionError {
 pub struct VecEnv {
     config: Config,
     envs: Vec<SingleEnv>,
-    threads: usize,
+    pool: Pool,
 }
 
 impl VecEnv {
@@ -111,10 +113,12 @@ impl VecEnv {
         for (i, env) in envs.iter_mut().enumerate() {
             env.reseed(playout_rng(seed, i as u64));
         }
+        // More threads than boards would have nothing to do.
+        let threads = threads.clamp(1, envs.len());
         VecEnv {
             config,
             envs,
-            threads: threads.max(1),
+            pool: Pool::new(threads - 1),
         }
     }
 
@@ -127,7 +131,7 @@ impl VecEnv {
     }
 
     pub fn threads(&self) -> usize {
-        self.threads
+        self.pool.threads()
     }
 
     /// The game on board `i`, if there is one.
@@ -210,40 +214,27 @@ impl VecEnv {
     pub fn step(&mut self, actions: &[i64], rows: StepRows<'_>) -> Result<(), ActionError> {
         self.check_actions(actions)?;
         let config = self.config;
-        in_parallel(
-            self.threads,
-            &mut self.envs,
-            (actions, rows),
-            &|envs, (actions, mut rows)| {
+        let chunks = chunked(&mut self.envs, actions, rows, self.pool.threads(), &config);
+        self.pool.run(chunks.len(), &|chunk| {
+            let taken = chunks[chunk].lock().map(|mut chunk| chunk.take());
+            if let Ok(Some((envs, actions, mut rows))) = taken {
                 for (i, (env, &action)) in envs.iter_mut().zip(actions).enumerate() {
                     env.step(action as usize, &config, rows.row(i, &config));
                 }
-            },
-            &|(actions, rows), envs| {
-                let (first, rest) = actions.split_at(envs);
-                let (first_rows, rest_rows) = rows.split_at(envs, &config);
-                ((first, first_rows), (rest, rest_rows))
-            },
-        );
+            }
+        });
         Ok(())
     }
 
-    /// One uniformly random action per board among those its next step accepts.
+    /// One uniformly random action per board among those its next step accepts. On this
+    /// thread: a draw is a few nanoseconds, less than starting a thread.
     pub fn random_actions(&mut self, seed: Option<u64>, out: &mut [i64]) {
         if let Some(seed) = seed {
             self.reseed(seed);
         }
-        in_parallel(
-            self.threads,
-            &mut self.envs,
-            out,
-            &|envs, out| {
-                for (env, out) in envs.iter_mut().zip(out.iter_mut()) {
-                    *out = env.random_action() as i64;
-                }
-            },
-            &|out, envs| out.split_at_mut(envs),
-        );
+        for (env, out) in self.envs.iter_mut().zip(out.iter_mut()) {
+            *out = env.random_action() as i64;
+        }
     }
 
     /// The colour to play on board `i`.
@@ -252,29 +243,29 @@ impl VecEnv {
     }
 }
 
-/// Runs `work` on `threads` runs of boards (near-equal, in order), each with its part of
-/// `rows`, which `split(rows, n)` cuts after the first `n` boards. One run is done on this
-/// thread, the others on scoped threads.
-fn in_parallel<R: Send>(
+/// A run of boards with their actions and rows, taken once by whichever thread claims it.
+type Chunk<'a, 'b> = Mutex<Option<(&'a mut [SingleEnv], &'b [i64], StepRows<'b>)>>;
+
+/// The boards cut into runs of near-equal length, a few for each thread (so that a thread
+/// that starts late finds some left, and one that is slowed has little to finish).
+fn chunked<'a, 'b>(
+    envs: &'a mut [SingleEnv],
+    actions: &'b [i64],
+    rows: StepRows<'b>,
     threads: usize,
-    envs: &mut [SingleEnv],
-    rows: R,
-    work: &(dyn Fn(&mut [SingleEnv], R) + Sync),
-    split: &dyn Fn(R, usize) -> (R, R),
-) {
-    let parts = threads.clamp(1, envs.len().max(1));
-    if parts == 1 {
-        return work(envs, rows);
+    config: &Config,
+) -> Vec<Chunk<'a, 'b>> {
+    const PER_THREAD: usize = 4;
+    let count = (threads * PER_THREAD).clamp(1, envs.len().max(1));
+    let mut chunks = Vec::with_capacity(count);
+    let (mut envs, mut actions, mut rows) = (envs, actions, rows);
+    for remaining in (1..=count).rev() {
+        let take = envs.len() / remaining;
+        let (first, rest) = std::mem::take(&mut envs).split_at_mut(take);
+        let (first_actions, rest_actions) = actions.split_at(take);
+        let (first_rows, rest_rows) = rows.split_at(take, config);
+        chunks.push(Mutex::new(Some((first, first_actions, first_rows))));
+        (envs, actions, rows) = (rest, rest_actions, rest_rows);
     }
-    std::thread::scope(|scope| {
-        let (mut envs, mut rows, mut remaining) = (envs, rows, parts);
-        while remaining > 1 {
-            let take = envs.len() / remaining;
-            let (first, rest) = envs.split_at_mut(take);
-            let (first_rows, rest_rows) = split(rows, take);
-            scope.spawn(move || work(first, first_rows));
-            (envs, rows, remaining) = (rest, rest_rows, remaining - 1);
-        }
-        work(envs, rows);
-    });
+    chunks
 }

@@ -9,6 +9,7 @@
 mod batch;
 mod config;
 mod observation;
+mod pool;
 mod single;
 mod superko;
 

@@ -41,6 +41,9 @@ pub struct SingleEnv {
     planes: HistoryPlanes,
     /// The actions the next step accepts (every point, then pass): 1 if accepted.
     mask: Vec<u8>,
+    /// The actions the mask accepts, in order (the first `accepted` entries).
+    accepted_actions: Vec<u16>,
+    accepted: usize,
     consecutive_passes: u32,
     steps: usize,
     /// The game ended at the last step and restarts at the next ([`Autoreset::NextStep`]).
@@ -58,6 +61,8 @@ impl SingleEnv {
             cells: vec![0; config.points()],
             planes: HistoryPlanes::new(config.points(), config.history),
             mask: vec![0; config.actions()],
+            accepted_actions: vec![0; config.actions()],
+            accepted: 0,
             consecutive_passes: 0,
             steps: 0,
             finished: false,
@@ -105,17 +110,7 @@ impl SingleEnv {
 
     /// A uniformly random action among those the next step accepts (pass always is).
     pub fn random_action(&mut self) -> usize {
-        let accepted = self.mask.iter().map(|&m| usize::from(m)).sum::<usize>();
-        let mut left = self.rng.below(accepted);
-        for (action, &m) in self.mask.iter().enumerate() {
-            if m == 1 {
-                if left == 0 {
-                    return action;
-                }
-                left -= 1;
-            }
-        }
-        self.mask.len() - 1
+        usize::from(self.accepted_actions[self.rng.below(self.accepted)])
     }
 
     /// Takes `action` (below `config.actions()`; under the engine's rules one the mask accepts)
@@ -145,6 +140,7 @@ impl SingleEnv {
         if ending.is_some() {
             // As pgx: once the game is over, any action is accepted (and ignored).
             self.mask.fill(1);
+            self.list_accepted_actions();
         } else {
             self.update_mask();
         }
@@ -260,5 +256,16 @@ impl SingleEnv {
             .board()
             .write_legal_mask(colour, &mut self.mask[..points]);
         self.mask[points] = 1;
+        self.list_accepted_actions();
+    }
+
+    /// Lists the actions the mask accepts (without a branch on each).
+    fn list_accepted_actions(&mut self) {
+        let mut accepted = 0;
+        for (action, &m) in self.mask.iter().enumerate() {
+            self.accepted_actions[accepted] = action as u16;
+            accepted += usize::from(m);
+        }
+        self.accepted = accepted;
     }
 }

@@ -164,6 +164,8 @@ impl PyVecGo {
                 "num_envs must be at most 2**24, not {num_envs}"
             )));
         }
+        // More threads than boards would have nothing to do.
+        let threads = threads.min(num_envs);
         Ok(PyVecGo {
             config,
             num_envs,
