@@ -299,6 +299,7 @@ def main() -> None:
     rounds = 2 if args.quick else args.rounds
     print(f"bench_env: {datetime.date.today()}, {platform.machine()}, {os.cpu_count()} cores, Python {sys.version.split()[0]}")
     print(f"versions: {versions()}")
+    print("load average (1, 5, 15 min) at the start: " + ", ".join(f"{x:.1f}" for x in os.getloadavg()))
     for size in args.sizes:
         entries = contestants(size, batch, args.quick)
         for _ in range(rounds):
@@ -306,6 +307,7 @@ def main() -> None:
                 if not entry.missing:
                     entry.timings.append(entry.run())
         report(size, batch, entries, rounds)
+    print("\nload average (1, 5, 15 min) at the end: " + ", ".join(f"{x:.1f}" for x in os.getloadavg()))
 
 
 if __name__ == "__main__":

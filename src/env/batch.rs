@@ -255,7 +255,7 @@ fn chunked<'a, 'b>(
     threads: usize,
     config: &Config,
 ) -> Vec<Chunk<'a, 'b>> {
-    const PER_THREAD: usize = 4;
+    const PER_THREAD: usize = 8;
     let count = (threads * PER_THREAD).clamp(1, envs.len().max(1));
     let mut chunks = Vec::with_capacity(count);
     let (mut envs, mut actions, mut rows) = (envs, actions, rows);
