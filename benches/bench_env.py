@@ -10,7 +10,9 @@ ones. The two are timed apart: "env" is the step (observation and mask included)
 is drawing the actions (in Rust for VecGo, in the jitted loop for pgx, with numpy for
 EnvPool, PettingZoo and OpenSpiel). Contestants run one after the other in each round, round
 after round (interleaved), and each figure is the median over rounds. Speed is measured,
-never asserted.
+never asserted. "env per CPU-s" divides by the processor time of the whole process (all its
+threads) instead of the wall clock: on a machine shared with other work it shows how much
+work each contestant does per second of processor it got.
 
 * gokata ``VecGo(rules="pgx")``: all cores and one thread.
 * pgx 2.6.0 on CPU jax: ``jax.vmap`` of ``init``/``step`` inside one jitted ``fori_loop`` of
@@ -47,6 +49,8 @@ class Timing:
     steps: int
     env_seconds: float
     choose_seconds: float
+    # Processor time of the whole process (all its threads) while stepping.
+    env_cpu_seconds: float
 
 
 @dataclass
@@ -60,7 +64,9 @@ class Contestant:
         """Median board-steps per second of `what`: "env", "choose" or "total"."""
 
         def rate(t: Timing) -> float:
-            seconds = {"env": t.env_seconds, "choose": t.choose_seconds}.get(what, t.env_seconds + t.choose_seconds)
+            seconds = {"env": t.env_seconds, "choose": t.choose_seconds, "cpu": t.env_cpu_seconds}.get(
+                what, t.env_seconds + t.choose_seconds
+            )
             return t.steps / seconds if seconds > 0 else float("inf")
 
         return statistics.median(rate(t) for t in self.timings)
@@ -71,15 +77,16 @@ def vecgo_runner(size: int, batch: int, threads: int, steps: int) -> Callable[[]
     env.reset(seed=1)
 
     def run() -> Timing:
-        env_seconds = choose_seconds = 0.0
+        env_seconds = choose_seconds = cpu_seconds = 0.0
         for _ in range(steps):
             start = time.perf_counter()
             actions = env.random_legal_actions()
-            chosen = time.perf_counter()
+            chosen, cpu = time.perf_counter(), time.process_time()
             env.step(actions)
             choose_seconds += chosen - start
             env_seconds += time.perf_counter() - chosen
-        return Timing(steps * batch, env_seconds, choose_seconds)
+            cpu_seconds += time.process_time() - cpu
+        return Timing(steps * batch, env_seconds, choose_seconds, cpu_seconds)
 
     return run
 
@@ -131,13 +138,13 @@ def pgx_runner(size: int, batch: int, steps: int) -> Callable[[], Timing]:
     holder = {"carry": carry}
 
     def run() -> Timing:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         holder["carry"] = ready(play_jit(*holder["carry"]))
-        played = time.perf_counter() - start
-        start = time.perf_counter()
+        played, played_cpu = time.perf_counter() - start, time.process_time() - cpu
+        start, cpu = time.perf_counter(), time.process_time()
         ready(choose_jit(*holder["carry"]))
-        chosen = time.perf_counter() - start
-        return Timing(steps * batch, max(played - chosen, 1e-9), chosen)
+        chosen, chosen_cpu = time.perf_counter() - start, time.process_time() - cpu
+        return Timing(steps * batch, max(played - chosen, 1e-9), chosen, max(played_cpu - chosen_cpu, 1e-9))
 
     return run
 
@@ -156,15 +163,16 @@ def envpool_runner(size: int, batch: int, steps: int) -> Callable[[], Timing]:
         return np.argmax(rng.random(mask.shape) * mask, axis=1)
 
     def run() -> Timing:
-        env_seconds = choose_seconds = 0.0
+        env_seconds = choose_seconds = cpu_seconds = 0.0
         for _ in range(steps):
             start = time.perf_counter()
             actions = choose(holder["info"])
-            chosen = time.perf_counter()
+            chosen, cpu = time.perf_counter(), time.process_time()
             _, _, _, _, holder["info"] = env.step(actions)
             choose_seconds += chosen - start
             env_seconds += time.perf_counter() - chosen
-        return Timing(steps * batch, env_seconds, choose_seconds)
+            cpu_seconds += time.process_time() - cpu
+        return Timing(steps * batch, env_seconds, choose_seconds, cpu_seconds)
 
     return run
 
@@ -177,7 +185,7 @@ def pettingzoo_runner(size: int, steps: int) -> Callable[[], Timing]:
     rng = np.random.default_rng(0)
 
     def run() -> Timing:
-        env_seconds = choose_seconds = 0.0
+        env_seconds = choose_seconds = cpu_seconds = 0.0
         for _ in range(steps):
             start = time.perf_counter()
             observation, _, terminated, truncated, _ = env.last()
@@ -186,13 +194,14 @@ def pettingzoo_runner(size: int, steps: int) -> Callable[[], Timing]:
                 observation, *_ = env.last()
             legal = np.flatnonzero(observation["action_mask"])
             action = int(rng.choice(legal))
-            chosen = time.perf_counter()
+            chosen, cpu = time.perf_counter(), time.process_time()
             env.step(action)
             # The next player's observation and mask are part of the step.
             env.observe(env.agent_selection)
             choose_seconds += chosen - start
             env_seconds += time.perf_counter() - chosen
-        return Timing(steps, env_seconds, choose_seconds)
+            cpu_seconds += time.process_time() - cpu
+        return Timing(steps, env_seconds, choose_seconds, cpu_seconds)
 
     return run
 
@@ -205,7 +214,7 @@ def openspiel_runner(size: int, steps: int) -> Callable[[], Timing]:
     rng = np.random.default_rng(0)
 
     def run() -> Timing:
-        env_seconds = choose_seconds = 0.0
+        env_seconds = choose_seconds = cpu_seconds = 0.0
         for _ in range(steps):
             start = time.perf_counter()
             state = holder["state"]
@@ -213,14 +222,15 @@ def openspiel_runner(size: int, steps: int) -> Callable[[], Timing]:
                 state = holder["state"] = game.new_initial_state()
             legal = np.flatnonzero(state.legal_actions_mask())
             action = int(rng.choice(legal))
-            chosen = time.perf_counter()
+            chosen, cpu = time.perf_counter(), time.process_time()
             state.apply_action(action)
             if not state.is_terminal():
                 state.observation_tensor()
                 state.legal_actions_mask()
             choose_seconds += chosen - start
             env_seconds += time.perf_counter() - chosen
-        return Timing(steps, env_seconds, choose_seconds)
+            cpu_seconds += time.process_time() - cpu
+        return Timing(steps, env_seconds, choose_seconds, cpu_seconds)
 
     return run
 
@@ -257,20 +267,20 @@ def contestants(size: int, batch: int, quick: bool) -> list[Contestant]:
         try:
             made.append(Contestant(name, make()))
         except ImportError as error:
-            made.append(Contestant(name, lambda: Timing(0, 0.0, 0.0), missing=f"not installed here ({error})"))
+            made.append(Contestant(name, lambda: Timing(0, 0.0, 0.0, 0.0), missing=f"not installed here ({error})"))
     return made
 
 
 def report(size: int, batch: int, entries: list[Contestant], rounds: int) -> None:
     print(f"\n{size}x{size}, batch {batch}: median board-steps per second over {rounds} rounds")
-    print(f"  {'contestant':<34} {'env':>12} {'choose':>12} {'env+choose':>12}")
+    print(f"  {'contestant':<34} {'env':>12} {'choose':>12} {'env+choose':>12} {'env per CPU-s':>14}")
     for entry in entries:
         if entry.missing:
             print(f"  {entry.name:<34} {entry.missing}")
             continue
         print(
             f"  {entry.name:<34} {entry.median('env'):>12,.0f} {entry.median('choose'):>12,.0f}"
-            f" {entry.median('total'):>12,.0f}"
+            f" {entry.median('total'):>12,.0f} {entry.median('cpu'):>14,.0f}"
         )
     by_name = {entry.name: entry for entry in entries if not entry.missing}
     ours = entries[0]
