@@ -296,6 +296,21 @@ impl Board {
         each!(&self.0, b => b.is_simple_eye(p, color))
     }
 
+    /// Whether a legal stone of `color` on the empty point `p` would be in atari without
+    /// capturing anything (a self-atari), told without playing it.
+    #[inline]
+    pub fn is_self_atari(&self, p: Point, color: Color) -> bool {
+        each!(&self.0, b => b.is_self_atari(p, color))
+    }
+
+    /// The eight points around `p` (which must be on the board) in 16 bits, two a point
+    /// (0 empty, 1 black, 2 white, 3 off the board), row by row from the top left: the key of
+    /// a 3x3 pattern.
+    #[inline]
+    pub fn neighbourhood(&self, p: Point) -> u16 {
+        each!(&self.0, b => b.neighbourhood(p))
+    }
+
     /// The neighbours of `p` that are on the board.
     pub fn on_board_neighbours(&self, p: Point) -> impl Iterator<Item = Point> + '_ {
         each!(&self.0, b => b.neighbours(p))

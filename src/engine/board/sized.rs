@@ -397,6 +397,77 @@ impl<const N: usize> SizedBoard<N> {
         opponents + on_edge >= 2
     }
 
+    /// Whether a legal stone of `color` on the empty point `p` would be in atari (its chain
+    /// left with one liberty) without capturing anything: a self-atari. Reads cells and the
+    /// liberty counts; walks the stones of a neighbouring own chain only when that chain has
+    /// two liberties or fewer, and stops at the second liberty found.
+    #[inline]
+    pub(super) fn is_self_atari(&self, p: Point, color: Color) -> bool {
+        let cell = self.cells[ix::<N>(p)];
+        if empty_neighbours(cell) >= 2 {
+            return false;
+        }
+        let (own, opponent) = (color as u8, color as u8 ^ 3);
+        let mut found = [NO_POINT; 2];
+        let mut count = 0usize;
+        let mut add = |q: Point, found: &mut [Point; 2]| {
+            if q != p && !found[..count].contains(&q) {
+                found[count & 1] = q;
+                count += 1;
+            }
+            count >= 2
+        };
+        for_each_neighbour!(self, p, |n| {
+            let state = self.cell(n);
+            if state == EMPTY {
+                if add(n, &mut found) {
+                    return false;
+                }
+            } else if state == opponent {
+                if self.liberties(n) == 1 {
+                    return false;
+                }
+            } else if state == own {
+                if self.liberties(n) >= 3 {
+                    return false;
+                }
+                let mut s = n;
+                loop {
+                    for_each_neighbour!(self, s, |m| {
+                        if self.cell(m) == EMPTY && add(m, &mut found) {
+                            return false;
+                        }
+                    });
+                    s = self.next_stone[ix::<N>(s)];
+                    if s == n {
+                        break;
+                    }
+                }
+            }
+        });
+        true
+    }
+
+    /// The eight points around `p` coded in 16 bits, two a point (`EMPTY`, black, white,
+    /// `WALL`), row by row from the top left: the key of a 3x3 pattern.
+    #[inline(always)]
+    pub(super) fn neighbourhood(&self, p: Point) -> u16 {
+        let s = self.stride;
+        let around = [
+            p - s - 1,
+            p - s,
+            p - s + 1,
+            p - 1,
+            p + 1,
+            p + s - 1,
+            p + s,
+            p + s + 1,
+        ];
+        around
+            .iter()
+            .fold(0, |code, &q| (code << 2) | u16::from(self.cell(q)))
+    }
+
     /// Black's and white's area: stones, and empty regions that border only one colour.
     pub(super) fn area(&self) -> [u32; 3] {
         let mut area = [

@@ -141,3 +141,49 @@ fn simple_eyes_follow_the_playout_definition() {
     let b = board(&[".x...", ".....", ".....", ".....", "....."]);
     assert!(!b.is_simple_eye(b.point(0, 0), Color::Black));
 }
+
+#[test]
+fn self_atari_agrees_with_playing_the_move() {
+    // Every legal point of random light games, both colours: the test without playing against
+    // playing the move and counting the liberties and captures.
+    let mut rng = Rng::new(11);
+    let mut checked = [0usize; 2];
+    for size in [5, 9, 13] {
+        for _ in 0..20 {
+            let mut b = Board::new(size, size).unwrap();
+            let mut color = Color::Black;
+            for _ in 0..size * size * 2 {
+                for p in b.points() {
+                    for c in [Color::Black, Color::White] {
+                        if b.illegal_reason(p, c).is_some() {
+                            continue;
+                        }
+                        let before = b.stone_count(c.opponent());
+                        let record = b.play_legal(p, c);
+                        let expected = b.liberties(p) == 1 && b.stone_count(c.opponent()) == before;
+                        b.undo(record);
+                        assert_eq!(b.is_self_atari(p, c), expected, "{c} at {:?}", b.row_col(p));
+                        checked[usize::from(expected)] += 1;
+                    }
+                }
+                match b.random_light_move(color, &mut rng) {
+                    Some(p) => {
+                        b.play_legal(p, color);
+                    }
+                    None => break,
+                }
+                color = color.opponent();
+            }
+        }
+    }
+    assert!(checked[0] > 1000 && checked[1] > 1000, "{checked:?}");
+}
+
+#[test]
+fn the_neighbourhood_codes_the_eight_points_around() {
+    let b = board(&["x.o", "...", "..."]);
+    // Around the centre: x . o / . . / . . . from the top left.
+    assert_eq!(b.neighbourhood(b.point(1, 1)), 0b01_00_10_00_00_00_00_00);
+    // The corner: walls above and to the left.
+    assert_eq!(b.neighbourhood(b.point(0, 0)), 0b11_11_11_11_00_11_00_00);
+}
