@@ -169,6 +169,46 @@ def test_final_score_and_status_lists() -> None:
     assert len(alive) == 18 and "H5" not in alive and "D9" in alive and "E1" in alive
 
 
+def test_stones_in_seki_are_listed_as_seki_neither_dead_nor_alive() -> None:
+    # Black's three stones at the top and white's seven below them share their last two
+    # liberties, A5 and B4: whoever plays there is taken, so neither does. Black's wall lives.
+    black = ["B5", "C5", "C4", "E5", "E4", "E3", "A2", "B2", "C2", "D2", "E2"]
+    white = ["D5", "D4", "A4", "A3", "B3", "C3", "D3"]
+    moves = [f"play b {v}\n" for v in black] + [f"play w {v}\n" for v in white]
+    commands = b"boardsize 5\nkomi 0\n" + "".join(moves).encode()
+    commands += b"final_status_list seki\nfinal_status_list dead\nfinal_status_list alive\nfinal_score\n"
+    answers = replies(transcript(commands))
+    assert answers[-4:] == [
+        "= B5 C5 D5 A4 C4 D4 A3 B3 C3 D3",
+        "=",
+        "= E5 E4 E3 A2 B2 C2 D2 E2",
+        "= B+9",  # 16 to 7: A5 and B4 are no one's
+    ]
+    # Black fills B4 (its self-atari), white takes the three stones: no seki is left.
+    answers = replies(transcript(commands + b"play b B4\nplay w A5\nfinal_status_list seki\n"))
+    assert answers[-1] == "="
+
+
+def test_lz_genmove_analyze_reports_every_interval_while_it_searches() -> None:
+    # A second's search and a report every 10 centiseconds: several reports, each well formed,
+    # with more visits than the one before, then the move.
+    argv = [sys.executable, "-m", "gokata", "gtp", "--time", "1", "--threads", "1", "--seed", "7"]
+    result = subprocess.run(argv, input=b"boardsize 9\n3 lz-genmove_analyze b 10\n", capture_output=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    reply = replies(result.stdout)[-1].split("\n")
+    assert reply[0] == "=3" and re.fullmatch(r"play [A-HJ]\d", reply[-1]), reply
+    reports = reply[1:-1]
+    assert len(reports) >= 4, reply
+    totals = []
+    for report in reports:
+        parts = ["info " + p for p in report.removeprefix("info ").split(" info ")]
+        assert all(INFO.fullmatch(part) for part in parts), report
+        totals.append(sum(int(part.split()[4]) for part in parts))
+    assert totals == sorted(totals) and totals[-1] > totals[0], totals
+    # The move played is the first candidate of the last report.
+    assert reports[-1].split()[2] == reply[-1].split()[1]
+
+
 def test_handicap_commands() -> None:
     commands = b"boardsize 9\nfixed_handicap 5\nfixed_handicap 2\nclear_board\nfixed_handicap 6\nboardsize 19\n"
     commands += b"fixed_handicap 9\nclear_board\nplace_free_handicap 3\nclear_board\nset_free_handicap a1 b2 a1\n"

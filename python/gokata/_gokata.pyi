@@ -111,6 +111,7 @@ def _gtp(
     threads: SupportsIndex | None = None,
     seed: SupportsIndex | None = None,
     resign: bool = True,
+    root_parallel: bool = False,
 ) -> None:
     """``gokata gtp``: a GTP session on standard input and output until ``quit`` or the end
     of the input."""

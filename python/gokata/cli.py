@@ -317,12 +317,24 @@ def _add_gtp(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     gtp.add_argument("--threads", type=_count(1), metavar="T", help="search threads (default: one per core)")
     gtp.add_argument("--seed", type=_count(0), metavar="S", help="random seed (with one thread, the same moves each time)")
     gtp.add_argument("--no-resign", action="store_true", help="never resign")
+    gtp.add_argument(
+        "--root-parallel",
+        action="store_true",
+        help="each thread searches a tree of its own, summed at the root (default: one tree shared by all threads)",
+    )
     gtp.set_defaults(run=_gtp_session)
 
 
 def _gtp_session(args: argparse.Namespace) -> int:
     try:
-        _gtp(playouts=args.playouts, time=args.time, threads=args.threads, seed=args.seed, resign=not args.no_resign)
+        _gtp(
+            playouts=args.playouts,
+            time=args.time,
+            threads=args.threads,
+            seed=args.seed,
+            resign=not args.no_resign,
+            root_parallel=args.root_parallel,
+        )
     except KeyboardInterrupt:
         return 130
     except OSError as error:

@@ -1,5 +1,5 @@
 //! A computer player: Monte-Carlo tree search over light playouts, with RAVE and michi's
-//! priors, one tree per thread (root parallelism) kept between moves. Pure Rust, no Python.
+//! priors, one tree for all threads (tree parallelism with virtual loss) kept between moves. Pure Rust, no Python.
 //!
 //! - [`playout`]: the playouts, light moves after a capture-or-escape rule.
 //! - [`patterns`]: MoGo's 3x3 patterns, a prior of the tree's moves.
@@ -20,8 +20,9 @@ mod tree;
 use std::time::Duration;
 
 pub use playout::PASS;
+pub use status::seki_stones;
 pub use status::{dead_stones, score_without};
-pub use threads::Candidate;
+pub use threads::{Candidate, Report};
 
 use crate::engine::{area_score, Game, Point};
 use threads::Forest;
@@ -86,14 +87,27 @@ pub enum Decision {
 /// The bot: its settings and its search trees.
 pub struct Bot {
     settings: Settings,
+    /// One tree for all threads (tree parallelism), else one a thread (root parallelism).
+    shared_tree: bool,
     forest: Forest,
 }
 
 impl Bot {
+    /// A bot whose threads share one tree.
     pub fn new(settings: Settings) -> Bot {
+        Bot::with_trees(settings, true)
+    }
+
+    /// A bot whose threads each grow a tree of their own, summed at the root.
+    pub fn with_root_parallelism(settings: Settings) -> Bot {
+        Bot::with_trees(settings, false)
+    }
+
+    fn with_trees(settings: Settings, shared_tree: bool) -> Bot {
         Bot {
             settings,
-            forest: Forest::new(settings.threads.max(1), settings.seed),
+            shared_tree,
+            forest: Forest::new(settings.threads, shared_tree, settings.seed),
         }
     }
 
@@ -116,6 +130,19 @@ impl Bot {
         cleanup: bool,
         stop: &mut dyn FnMut() -> bool,
     ) -> (Decision, Vec<Candidate>) {
+        self.genmove_reporting(game, komi, budget, cleanup, stop, None)
+    }
+
+    /// [`Bot::genmove`], and `report`, if given, gets the candidates while it searches.
+    pub fn genmove_reporting(
+        &mut self,
+        game: &Game,
+        komi: f64,
+        budget: Budget,
+        cleanup: bool,
+        stop: &mut dyn FnMut() -> bool,
+        report: Option<Report<'_>>,
+    ) -> (Decision, Vec<Candidate>) {
         let to_move = game.to_move();
         let wins_by_passing =
             game.last_turn_was_pass() && area_score(game.board(), komi).winner() == Some(to_move);
@@ -127,7 +154,7 @@ impl Bot {
         if wins_by_passing && cleaned_up() {
             return (Decision::Pass, Vec::new());
         }
-        let candidates = self.forest.search(game, komi, budget, stop);
+        let candidates = self.forest.search(game, komi, budget, stop, report);
         let decision = match candidates.first() {
             None => Decision::Pass,
             Some(best) if best.mv == PASS => Decision::Pass,
@@ -152,12 +179,12 @@ impl Bot {
         budget: Budget,
         stop: &mut dyn FnMut() -> bool,
     ) -> Vec<Candidate> {
-        self.forest.search(game, komi, budget, stop)
+        self.forest.search(game, komi, budget, stop, None)
     }
 
     /// Forgets the trees (after a change the bot cannot follow, or to start afresh).
     pub fn clear(&mut self) {
-        self.forest = Forest::new(self.settings.threads.max(1), self.settings.seed);
+        self.forest = Forest::new(self.settings.threads, self.shared_tree, self.settings.seed);
     }
 }
 

@@ -8,7 +8,7 @@
 
 use std::sync::OnceLock;
 
-use crate::engine::{Board, Color, Point};
+use crate::engine::{Board, Point};
 
 /// The patterns, the move at the centre. `X` and `O` are stones of the two colours, `x` and
 /// `o` anything but them, `.` empty, `#` off the board, `?` anything.
@@ -34,24 +34,10 @@ const WHITE: u16 = 2;
 const EDGE: u16 = 3;
 
 /// Whether the empty point `p` is at the centre of a pattern.
+#[inline]
 pub fn matches(board: &Board, p: Point) -> bool {
-    let code = neighbourhood(board, p);
+    let code = board.neighbourhood(p);
     table()[usize::from(code >> 6)] & (1 << (code & 63)) != 0
-}
-
-/// The code of the eight points around `p`, row by row from the top left.
-fn neighbourhood(board: &Board, p: Point) -> u16 {
-    let [up, left, right, down] = board.neighbours(p);
-    let around = [up - 1, up, up + 1, left, right, down - 1, down, down + 1];
-    around.iter().fold(0, |code, &q| {
-        let state = match board.stone(q) {
-            Some(Color::Black) => BLACK,
-            Some(Color::White) => WHITE,
-            None if board.is_empty(q) => EMPTY,
-            None => EDGE,
-        };
-        (code << 2) | state
-    })
 }
 
 /// The matching codes, as bits.

@@ -1,9 +1,15 @@
-//! One thread's Monte-Carlo tree search: each simulation walks down the tree by RAVE urgency,
+//! One thread's Monte-Carlo tree search: each simulation walks down a tree by RAVE urgency,
 //! adds the children of the leaf it reaches once that leaf has been visited often enough,
 //! plays out to the end, scores by area, and updates the visits along its path and the AMAF
-//! statistics of the siblings of every node on it.
+//! statistics of the siblings of every node on it. The tree may be shared by several threads
+//! (tree parallelism): it is locked while a simulation walks down and while it updates, not
+//! while it plays out or works out a new node's priors, and every node on the way down counts
+//! its visit at once, as a loss until the result comes (a virtual loss), so that the other
+//! threads look elsewhere meanwhile. With one thread the search is the same as without a lock.
 
-use super::playout::{play_out, PASS};
+use std::sync::Mutex;
+
+use super::playout::{play_out, Policy, PASS};
 use super::priors;
 use super::tree::Tree;
 use crate::engine::{area_score, default_max_moves, Board, Color, Point, Rng, MAX_SIDE};
@@ -30,10 +36,9 @@ pub struct Root {
     pub komi: f64,
 }
 
-/// A search tree and what one thread needs to grow it.
+/// What one thread needs to grow a tree, shared or not.
 pub struct Searcher {
-    pub tree: Tree,
-    /// This tree's share of [`MAX_NODES`].
+    /// The share of [`MAX_NODES`] of the tree this thread grows.
     max_nodes: usize,
     rng: Rng,
     scratch: Board,
@@ -44,9 +49,8 @@ pub struct Searcher {
 }
 
 impl Searcher {
-    pub fn new(tree: Tree, seed: u64, board: &Board, max_nodes: usize) -> Searcher {
+    pub fn new(seed: u64, board: &Board, max_nodes: usize) -> Searcher {
         Searcher {
-            tree,
             max_nodes,
             rng: Rng::new(seed),
             scratch: board.clone(),
@@ -56,8 +60,8 @@ impl Searcher {
         }
     }
 
-    /// One simulation from `root`.
-    pub fn simulate(&mut self, root: &Root) {
+    /// One simulation from `root` in `tree`.
+    pub fn simulate(&mut self, tree: &Mutex<Tree>, root: &Root) {
         self.scratch.clone_from(&root.board);
         self.moves.clear();
         self.path.clear();
@@ -65,17 +69,26 @@ impl Searcher {
         let (mut color, mut previous_was_pass, mut last) = (root.to_move, root.previous_was_pass, root.last);
         let mut node = 0u32;
         let mut game_over = false;
+        let mut guard = tree.lock().expect("a search thread panicked");
+        guard.nodes[0].visits += 1.0;
         loop {
-            if !self.tree.nodes[node as usize].is_expanded() {
-                let full = self.tree.nodes.len() >= self.max_nodes;
-                if node != 0 && (full || self.tree.nodes[node as usize].simulations() < EXPAND_VISITS) {
+            if !guard.nodes[node as usize].is_expanded() {
+                let full = guard.nodes.len() >= self.max_nodes;
+                // This simulation's own visit is counted already.
+                if node != 0 && (full || guard.nodes[node as usize].simulations() < EXPAND_VISITS + 1.0) {
                     break;
                 }
+                drop(guard);
                 let children = priors::children(&mut self.scratch, color, last);
-                self.tree.expand(node, children);
+                guard = tree.lock().expect("a search thread panicked");
+                // Another thread may have given it children meanwhile.
+                if !guard.nodes[node as usize].is_expanded() {
+                    guard.expand(node, children);
+                }
             }
-            node = self.tree.select(node, RAVE_EQUIVALENCE);
-            let mv = self.tree.nodes[node as usize].mv;
+            node = guard.select(node, RAVE_EQUIVALENCE);
+            guard.nodes[node as usize].visits += 1.0;
+            let mv = guard.nodes[node as usize].mv;
             if mv == PASS {
                 self.scratch.pass(color);
                 game_over = previous_was_pass;
@@ -92,10 +105,12 @@ impl Searcher {
                 break;
             }
         }
+        drop(guard);
         let tree_moves = self.moves.len();
         if !game_over {
             let max_moves = default_max_moves(&self.scratch);
             play_out(
+                Policy::Search,
                 &mut self.scratch,
                 color,
                 previous_was_pass,
@@ -106,11 +121,13 @@ impl Searcher {
             );
         }
         let winner = area_score(&self.scratch, root.komi).winner();
-        self.update(root.to_move, winner, tree_moves);
+        let mut tree = tree.lock().expect("a search thread panicked");
+        self.update(&mut tree, root.to_move, winner, tree_moves);
     }
 
-    /// Counts the simulation's result along its path, and in the AMAF statistics.
-    fn update(&mut self, root_to_move: Color, winner: Option<Color>, tree_moves: usize) {
+    /// Counts the simulation's result along its path (whose visits are counted already), and
+    /// in the AMAF statistics.
+    fn update(&mut self, tree: &mut Tree, root_to_move: Color, winner: Option<Color>, tree_moves: usize) {
         let value = |color: Color| match winner {
             Some(w) if w == color => 1.0,
             Some(_) => 0.0,
@@ -121,9 +138,7 @@ impl Searcher {
                 0 => root_to_move.opponent(),
                 _ => self.moves[depth - 1].1,
             };
-            let node = &mut self.tree.nodes[index as usize];
-            node.visits += 1.0;
-            node.wins += value(mover);
+            tree.nodes[index as usize].wins += value(mover);
         }
         // Backwards, so that each point keeps the colour that played there first from move
         // `i` on; the children of the node where move `i` was chosen then learn from it.
@@ -134,8 +149,8 @@ impl Searcher {
             }
             if i < tree_moves {
                 let won = value(color);
-                for c in self.tree.children(self.path[i]) {
-                    let child = &mut self.tree.nodes[c as usize];
+                for c in tree.children(self.path[i]) {
+                    let child = &mut tree.nodes[c as usize];
                     if child.mv != PASS && self.first_play[child.mv as usize] == color as u8 {
                         child.rave_visits += 1.0;
                         child.rave_wins += won;
@@ -169,11 +184,12 @@ mod tests {
     fn visits_add_up_and_the_search_finds_the_capture_that_wins() {
         // Black to move takes the three white stones in atari at (2, 4).
         let root = root(".....\n.xxx.\nxooo.\n.xxx.\n.....", Color::Black, 0.5);
-        let mut searcher = Searcher::new(Tree::new(), 3, &root.board, MAX_NODES);
+        let mut searcher = Searcher::new(3, &root.board, MAX_NODES);
+        let tree = Mutex::new(Tree::new());
         for _ in 0..2000 {
-            searcher.simulate(&root);
+            searcher.simulate(&tree, &root);
         }
-        let tree = &searcher.tree;
+        let tree = tree.into_inner().unwrap();
         assert_eq!(tree.root().visits, 2000.0);
         let simulations: f32 = tree
             .children(0)
@@ -191,29 +207,28 @@ mod tests {
     #[test]
     fn a_full_tree_stops_growing_and_the_search_goes_on() {
         let root = root(&".........\n".repeat(9), Color::Black, 7.5);
-        let mut searcher = Searcher::new(Tree::new(), 1, &root.board, 200);
+        let mut searcher = Searcher::new(1, &root.board, 200);
+        let tree = Mutex::new(Tree::new());
         for _ in 0..500 {
-            searcher.simulate(&root);
+            searcher.simulate(&tree, &root);
         }
+        let tree = tree.into_inner().unwrap();
         // The root's 81 children, then one more node's at most, past the cap.
-        assert!(
-            searcher.tree.nodes.len() <= 200 + 81,
-            "{}",
-            searcher.tree.nodes.len()
-        );
-        assert_eq!(searcher.tree.nodes[0].visits, 500.0);
+        assert!(tree.nodes.len() <= 200 + 81, "{}", tree.nodes.len());
+        assert_eq!(tree.nodes[0].visits, 500.0);
     }
 
     #[test]
     fn a_seed_gives_the_same_tree() {
         let root = root(&".........\n".repeat(9), Color::Black, 7.5);
         let grow = |seed| {
-            let mut searcher = Searcher::new(Tree::new(), seed, &root.board, MAX_NODES);
+            let mut searcher = Searcher::new(seed, &root.board, MAX_NODES);
+            let tree = Mutex::new(Tree::new());
             for _ in 0..300 {
-                searcher.simulate(&root);
+                searcher.simulate(&tree, &root);
             }
-            searcher
-                .tree
+            tree.into_inner()
+                .unwrap()
                 .nodes
                 .iter()
                 .map(|n| (n.mv, n.visits, n.rave_wins))

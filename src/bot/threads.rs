@@ -1,8 +1,11 @@
-//! The trees of all threads (root parallelism: each thread grows a tree of its own from the
-//! same position, with its own random stream, and their root statistics are summed), kept
-//! between searches and carried down the moves played since, when the game is the same game.
+//! The search's threads and their trees, kept between searches and carried down the moves
+//! played since, when the game is the same game. Either all threads grow one tree (tree
+//! parallelism with virtual loss, the default), or each thread grows a tree of its own from
+//! the same position and their root statistics are summed (root parallelism). Each thread has
+//! its own random stream.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::playout::PASS;
@@ -17,6 +20,12 @@ const POLL: Duration = Duration::from_millis(2);
 const CLOCK_EVERY: u64 = 16;
 /// Moves shown in a candidate's principal variation.
 const PV_LENGTH: usize = 10;
+
+/// Reports of a search in progress: every `every`, `send` gets the candidates so far.
+pub struct Report<'a> {
+    pub every: Duration,
+    pub send: &'a mut dyn FnMut(&[Candidate]),
+}
 
 /// A move the search considered, with the statistics of every thread summed.
 #[derive(Clone, Debug, PartialEq)]
@@ -34,7 +43,9 @@ pub struct Candidate {
 }
 
 pub struct Forest {
+    /// One shared tree, or one a thread.
     trees: Vec<Tree>,
+    threads: usize,
     /// The game, side to move and komi the trees' roots stand for.
     position: Option<(GameRecord, Color, f64)>,
     seed: u64,
@@ -42,9 +53,12 @@ pub struct Forest {
 }
 
 impl Forest {
-    pub fn new(threads: usize, seed: u64) -> Forest {
+    /// `threads` threads sharing one tree (`shared`), or each with its own.
+    pub fn new(threads: usize, shared: bool, seed: u64) -> Forest {
+        let threads = threads.max(1);
         Forest {
-            trees: vec![Tree::new(); threads],
+            trees: vec![Tree::new(); if shared { 1 } else { threads }],
+            threads,
             position: None,
             seed,
             searches: 0,
@@ -59,6 +73,7 @@ impl Forest {
         komi: f64,
         budget: Budget,
         stop: &mut dyn FnMut() -> bool,
+        mut report: Option<Report<'_>>,
     ) -> Vec<Candidate> {
         self.follow(game, komi);
         let root = Root {
@@ -68,54 +83,72 @@ impl Forest {
             last: last_move(game),
             komi,
         };
-        let threads = self.trees.len() as u64;
-        let per_thread = match (budget.playouts, budget.time) {
-            (Some(count), _) => Some(count.div_ceil(threads).max(1)),
-            (None, Some(_)) => None,
-            (None, None) => Some(1),
+        let threads = self.threads as u64;
+        let limit = match (budget.playouts, budget.time) {
+            (Some(count), _) => count.max(1),
+            (None, Some(_)) => u64::MAX,
+            (None, None) => 1,
         };
         let deadline = budget.time.map(|time| Instant::now() + time);
         let cancelled = AtomicBool::new(false);
+        let started = AtomicU64::new(0);
         self.searches += 1;
         let seeds: Vec<u64> = (0..threads)
             .map(|t| Rng::new(self.seed ^ self.searches.rotate_left(32) ^ t).next_u64())
             .collect();
         let max_nodes = MAX_NODES / self.trees.len();
-        let trees = std::mem::take(&mut self.trees);
-        self.trees = std::thread::scope(|scope| {
-            let workers: Vec<_> = trees
+        let trees: Vec<Mutex<Tree>> = std::mem::take(&mut self.trees)
+            .into_iter()
+            .map(Mutex::new)
+            .collect();
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = seeds
                 .into_iter()
-                .zip(seeds)
-                .map(|(tree, seed)| {
-                    let (root, cancelled) = (&root, &cancelled);
+                .enumerate()
+                .map(|(t, seed)| {
+                    let (root, cancelled, started) = (&root, &cancelled, &started);
+                    let tree = &trees[t % trees.len()];
                     scope.spawn(move || {
-                        let mut searcher = Searcher::new(tree, seed, &root.board, max_nodes);
+                        let mut searcher = Searcher::new(seed, &root.board, max_nodes);
                         let mut done = 0u64;
-                        while per_thread.is_none_or(|limit| done < limit)
-                            && !cancelled.load(Ordering::Relaxed)
+                        while !cancelled.load(Ordering::Relaxed)
+                            && started.fetch_add(1, Ordering::Relaxed) < limit
                         {
-                            searcher.simulate(root);
+                            searcher.simulate(tree, root);
                             done += 1;
                             if done % CLOCK_EVERY == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
                                 break;
                             }
                         }
-                        searcher.tree
                     })
                 })
                 .collect();
+            let mut last_report = Instant::now();
             while !workers.iter().all(|w| w.is_finished()) {
                 if stop() {
                     cancelled.store(true, Ordering::Relaxed);
                 }
+                if let Some(report) = report.as_mut().filter(|r| last_report.elapsed() >= r.every) {
+                    let guards: Vec<_> = trees
+                        .iter()
+                        .map(|tree| tree.lock().expect("a search thread panicked"))
+                        .collect();
+                    let so_far = candidates(&guards.iter().map(|g| &**g).collect::<Vec<&Tree>>());
+                    drop(guards);
+                    (report.send)(&so_far);
+                    last_report = Instant::now();
+                }
                 std::thread::sleep(POLL);
             }
-            workers
-                .into_iter()
-                .map(|w| w.join().expect("a search thread panicked"))
-                .collect()
+            for worker in workers {
+                worker.join().expect("a search thread panicked");
+            }
         });
-        self.candidates()
+        self.trees = trees
+            .into_iter()
+            .map(|tree| tree.into_inner().expect("a search thread panicked"))
+            .collect();
+        candidates(&self.trees.iter().collect::<Vec<&Tree>>())
     }
 
     /// Makes the trees' roots `game`'s position: the subtrees of the moves played since the
@@ -160,66 +193,65 @@ impl Forest {
         }
         self.position = Some((record, to_move, komi));
     }
+}
 
-    /// The root's moves with every tree's statistics summed, most visited first.
-    fn candidates(&self) -> Vec<Candidate> {
-        let mut merged: Vec<(Point, f64, f64, f64, f64)> = Vec::new();
-        for tree in &self.trees {
-            for c in tree.children(0) {
-                let node = &tree.nodes[c as usize];
-                let entry = match merged.iter().position(|m| m.0 == node.mv) {
-                    Some(i) => &mut merged[i],
-                    None => {
-                        merged.push((node.mv, 0.0, 0.0, 0.0, f64::from(node.prior_rate)));
-                        merged.last_mut().expect("just pushed")
-                    }
-                };
-                entry.1 += f64::from(node.simulations());
-                entry.2 += f64::from(node.visits);
-                entry.3 += f64::from(node.wins);
-            }
-        }
-        let mut candidates: Vec<Candidate> = merged
-            .into_iter()
-            .map(|(mv, simulations, visits, wins, prior)| Candidate {
-                mv,
-                visits: simulations.round() as u64,
-                win_rate: if visits > 0.0 { wins / visits } else { 0.5 },
-                prior,
-                pv: self.principal_variation(mv),
-            })
-            .collect();
-        // Stable: equals stay in the first tree's order.
-        candidates.sort_by_key(|c| std::cmp::Reverse(c.visits));
-        candidates
-    }
-
-    /// `mv` and the most visited line after it, in the tree that visited `mv` most.
-    fn principal_variation(&self, mv: Point) -> Vec<Point> {
-        let best = self
-            .trees
-            .iter()
-            .filter_map(|tree| tree.child_by_move(0, mv).map(|c| (tree, c)))
-            .max_by(|a, b| {
-                a.0.nodes[a.1 as usize]
-                    .visits
-                    .total_cmp(&b.0.nodes[b.1 as usize].visits)
-            });
-        let Some((tree, mut node)) = best else {
-            return vec![mv];
-        };
-        let mut line = vec![mv];
-        while line.len() < PV_LENGTH {
-            match tree.most_visited(node) {
-                Some(next) if tree.nodes[next as usize].simulations() > 0.0 => {
-                    line.push(tree.nodes[next as usize].mv);
-                    node = next;
+/// The root's moves with every tree's statistics summed, most visited first.
+fn candidates(trees: &[&Tree]) -> Vec<Candidate> {
+    let mut merged: Vec<(Point, f64, f64, f64, f64)> = Vec::new();
+    for tree in trees {
+        for c in tree.children(0) {
+            let node = &tree.nodes[c as usize];
+            let entry = match merged.iter().position(|m| m.0 == node.mv) {
+                Some(i) => &mut merged[i],
+                None => {
+                    merged.push((node.mv, 0.0, 0.0, 0.0, f64::from(node.prior_rate)));
+                    merged.last_mut().expect("just pushed")
                 }
-                _ => break,
-            }
+            };
+            entry.1 += f64::from(node.simulations());
+            entry.2 += f64::from(node.visits);
+            entry.3 += f64::from(node.wins);
         }
-        line
     }
+    let mut candidates: Vec<Candidate> = merged
+        .into_iter()
+        .map(|(mv, simulations, visits, wins, prior)| Candidate {
+            mv,
+            visits: simulations.round() as u64,
+            win_rate: if visits > 0.0 { wins / visits } else { 0.5 },
+            prior,
+            pv: principal_variation(trees, mv),
+        })
+        .collect();
+    // Stable: equals stay in the first tree's order.
+    candidates.sort_by_key(|c| std::cmp::Reverse(c.visits));
+    candidates
+}
+
+/// `mv` and the most visited line after it, in the tree that visited `mv` most.
+fn principal_variation(trees: &[&Tree], mv: Point) -> Vec<Point> {
+    let best = trees
+        .iter()
+        .filter_map(|tree| tree.child_by_move(0, mv).map(|c| (tree, c)))
+        .max_by(|a, b| {
+            a.0.nodes[a.1 as usize]
+                .visits
+                .total_cmp(&b.0.nodes[b.1 as usize].visits)
+        });
+    let Some((tree, mut node)) = best else {
+        return vec![mv];
+    };
+    let mut line = vec![mv];
+    while line.len() < PV_LENGTH {
+        match tree.most_visited(node) {
+            Some(next) if tree.nodes[next as usize].simulations() > 0.0 => {
+                line.push(tree.nodes[next as usize].mv);
+                node = next;
+            }
+            _ => break,
+        }
+    }
+    line
 }
 
 /// The last move of `game` (`PASS` if none or a pass).
@@ -242,8 +274,8 @@ mod tests {
     #[test]
     fn trees_are_carried_down_the_moves_played_and_dropped_for_another_game() {
         let mut game = Game::new(9, 9).unwrap();
-        let mut forest = Forest::new(1, 5);
-        let first = forest.search(&game, 7.5, Budget::playouts(3000), &mut || false);
+        let mut forest = Forest::new(1, true, 5);
+        let first = forest.search(&game, 7.5, Budget::playouts(3000), &mut || false, None);
         assert_eq!(root_visits(&forest), 3000.0);
         // The most visited move and the most visited answer to it: their subtree is kept.
         let (mv, answer) = (first[0].mv, first[0].pv[1]);
@@ -254,25 +286,53 @@ mod tests {
             .and_then(|n| forest.trees[0].child_by_move(n, answer))
             .map(|n| forest.trees[0].nodes[n as usize].visits)
             .unwrap();
-        forest.search(&game, 7.5, Budget::playouts(10), &mut || false);
+        forest.search(&game, 7.5, Budget::playouts(10), &mut || false, None);
         assert_eq!(root_visits(&forest), kept + 10.0);
         // Another komi, or the side to move changed without a turn: new trees.
-        forest.search(&game, 6.5, Budget::playouts(10), &mut || false);
+        forest.search(&game, 6.5, Budget::playouts(10), &mut || false, None);
         assert_eq!(root_visits(&forest), 10.0);
         game.set_to_move(Color::White);
-        forest.search(&game, 6.5, Budget::playouts(10), &mut || false);
+        forest.search(&game, 6.5, Budget::playouts(10), &mut || false, None);
         assert_eq!(root_visits(&forest), 10.0);
     }
 
     #[test]
     fn threads_share_the_playouts_and_a_stop_cuts_the_search_short() {
         let game = Game::new(9, 9).unwrap();
-        let mut forest = Forest::new(2, 1);
-        let candidates = forest.search(&game, 7.5, Budget::playouts(1001), &mut || false);
-        assert_eq!(root_visits(&forest), 1002.0, "501 a thread");
-        assert_eq!(candidates.iter().map(|c| c.visits).sum::<u64>(), 1002);
-        let mut forest = Forest::new(2, 1);
-        forest.search(&game, 7.5, Budget::playouts(u64::MAX), &mut || true);
-        assert!(root_visits(&forest) < 1e6);
+        for shared in [true, false] {
+            let mut forest = Forest::new(2, shared, 1);
+            assert_eq!(forest.trees.len(), if shared { 1 } else { 2 });
+            let candidates = forest.search(&game, 7.5, Budget::playouts(1001), &mut || false, None);
+            assert_eq!(root_visits(&forest), 1001.0);
+            assert_eq!(candidates.iter().map(|c| c.visits).sum::<u64>(), 1001);
+            // Every node's visits are its children's plus its own simulations that ended
+            // there: no virtual loss is left over.
+            for tree in &forest.trees {
+                for (i, node) in tree.nodes.iter().enumerate() {
+                    if node.is_expanded() && node.simulations() > 0.0 {
+                        let below: f32 = tree
+                            .children(i as u32)
+                            .map(|c| tree.nodes[c as usize].simulations())
+                            .sum();
+                        assert!(below <= node.simulations(), "{below} {node:?}");
+                        assert!(node.wins <= node.visits, "{node:?}");
+                    }
+                }
+            }
+            let mut forest = Forest::new(2, shared, 1);
+            forest.search(&game, 7.5, Budget::playouts(u64::MAX), &mut || true, None);
+            assert!(root_visits(&forest) < 1e6);
+        }
+    }
+
+    #[test]
+    fn one_thread_with_a_seed_searches_the_same_way_each_time() {
+        let game = Game::new(9, 9).unwrap();
+        let run = |seed| {
+            let mut forest = Forest::new(1, true, seed);
+            forest.search(&game, 7.5, Budget::playouts(2000), &mut || false, None)
+        };
+        assert_eq!(run(4), run(4));
+        assert_ne!(run(4), run(5));
     }
 }

@@ -8,7 +8,7 @@ use super::clock::Clock;
 use super::handicap;
 use super::sgf_io;
 use super::vertex::{self, color as read_color, vertex as read_vertex};
-use crate::bot::{dead_stones, score_without, Bot, Candidate, Decision, PASS};
+use crate::bot::{dead_stones, score_without, seki_stones, Bot, Candidate, Decision, Report, PASS};
 use crate::engine::{render, Board, Color, Game, Point, MAX_SIDE};
 
 /// Every command the engine knows, in `list_commands` order.
@@ -182,16 +182,18 @@ impl Engine {
 
     fn genmove(&mut self, args: &[String], mode: Genmove, stop: &mut dyn FnMut() -> bool) -> Reply {
         let position = self.position_for(args)?;
-        let (decision, _) = self.decide(&position, mode == Genmove::Cleanup, stop);
+        let (decision, _) = self.decide(&position, mode == Genmove::Cleanup, stop, None);
         self.carry_out(decision, position.to_move(), mode)
     }
 
-    /// The bot's decision for the side to move in `position`, logged to standard error.
+    /// The bot's decision for the side to move in `position`, logged to standard error
+    /// (`report`: see [`Bot::genmove`]).
     pub fn decide(
         &mut self,
         position: &Game,
         cleanup: bool,
         stop: &mut dyn FnMut() -> bool,
+        report: Option<Report<'_>>,
     ) -> (Decision, Vec<Candidate>) {
         let color = position.to_move();
         let mut budget = self.bot.settings().budget;
@@ -199,7 +201,9 @@ impl Engine {
             budget = budget.capped(cap);
         }
         let started = Instant::now();
-        let (decision, candidates) = self.bot.genmove(position, self.komi, budget, cleanup, stop);
+        let (decision, candidates) = self
+            .bot
+            .genmove_reporting(position, self.komi, budget, cleanup, stop, report);
         let shown = match decision {
             Decision::Play(p) => vertex::name(p, position.board()),
             Decision::Pass => "pass".into(),
@@ -261,13 +265,14 @@ impl Engine {
         let board = self.game.board();
         let status = args.first().map(|s| s.to_ascii_lowercase());
         let dead = self.dead();
+        let seki = seki_stones(board);
         let stones: Vec<Point> = match status.as_deref() {
             Some("dead") if args.len() == 1 => dead,
             Some("alive") if args.len() == 1 => board
                 .points()
-                .filter(|p| board.stone(*p).is_some() && !dead.contains(p))
+                .filter(|p| board.stone(*p).is_some() && !dead.contains(p) && !seki.contains(p))
                 .collect(),
-            Some("seki") if args.len() == 1 => Vec::new(),
+            Some("seki") if args.len() == 1 => seki,
             _ => return Err("final_status_list takes dead, alive or seki".into()),
         };
         Ok(names(board, &stones))

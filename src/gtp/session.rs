@@ -9,7 +9,7 @@ use std::time::Duration;
 use super::analyze::{info_line, request};
 use super::engine::{Engine, Genmove};
 use super::line::{self, Command};
-use crate::bot::{Bot, Budget, Settings};
+use crate::bot::{Bot, Budget, Candidate, Report};
 
 /// How a session ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,12 +29,12 @@ pub fn run(
     input: impl Read + Send + 'static,
     output: &mut dyn Write,
     log: Box<dyn Write + Send>,
-    settings: Settings,
+    bot: Bot,
     stop: &mut dyn FnMut() -> bool,
 ) -> io::Result<Ending> {
     let lines = read_lines(input);
     let mut session = Session {
-        engine: Engine::new(Bot::new(settings), log),
+        engine: Engine::new(bot, log),
         lines,
         pending: None,
         input_ended: false,
@@ -165,24 +165,41 @@ impl Session {
         output.write_all(b"\n")
     }
 
-    /// `lz-genmove_analyze`: `=`, the search's report, `play MOVE` and the empty line; the
-    /// move is played.
+    /// `lz-genmove_analyze`: `=`, a report every interval while the bot searches and one at
+    /// the end, `play MOVE` and the empty line; the move is played.
     fn genmove_analyze(
         &mut self,
         command: &Command,
         output: &mut dyn Write,
         stop: &mut dyn FnMut() -> bool,
     ) -> io::Result<()> {
-        let request = request(&command.args);
-        let color = match request {
-            Ok(request) => request.color.unwrap_or(self.engine.game.to_move()),
+        let request = match request(&command.args) {
+            Ok(request) => request,
             Err(problem) => return output.write_all(line::reply(command.id, &Err(problem)).as_bytes()),
         };
+        let color = request.color.unwrap_or(self.engine.game.to_move());
         let mut position = self.engine.game.clone();
         position.set_to_move(color);
         output
             .write_all(format!("={}\n", command.id.map_or(String::new(), |id| id.to_string())).as_bytes())?;
-        let (decision, candidates) = self.engine.decide(&position, false, stop);
+        output.flush()?;
+        let mut failed = None;
+        let mut send = |candidates: &[Candidate]| {
+            if failed.is_none() && !candidates.is_empty() {
+                let line = format!("{}\n", info_line(candidates, position.board()));
+                if let Err(error) = output.write_all(line.as_bytes()).and_then(|()| output.flush()) {
+                    failed = Some(error);
+                }
+            }
+        };
+        let report = Report {
+            every: Duration::from_millis(request.centiseconds * 10),
+            send: &mut send,
+        };
+        let (decision, candidates) = self.engine.decide(&position, false, stop, Some(report));
+        if let Some(error) = failed {
+            return Err(error);
+        }
         output.write_all(format!("{}\n", info_line(&candidates, position.board())).as_bytes())?;
         match self.engine.carry_out(decision, color, Genmove::Play) {
             Ok(played) => output.write_all(format!("play {played}\n\n").as_bytes()),
@@ -194,6 +211,7 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bot::Settings;
 
     fn session(input: &str) -> (String, Ending) {
         let settings = Settings {
@@ -207,7 +225,7 @@ mod tests {
             io::Cursor::new(input.as_bytes().to_vec()),
             &mut output,
             Box::new(io::sink()),
-            settings,
+            Bot::new(settings),
             &mut || false,
         )
         .expect("a Vec takes every write");

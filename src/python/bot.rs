@@ -124,10 +124,11 @@ pub fn analyze<'py>(
 
 /// Runs a GTP session on standard input and output (logs on standard error) until `quit` or
 /// the end of the input: `gokata gtp`. Searches `playouts` simulations a move, or `time`
-/// seconds (default: 10,000 playouts). Ctrl-C raises `KeyboardInterrupt`; an output that
+/// seconds (default: 10,000 playouts). The threads share one tree, or with `root_parallel`
+/// each grows its own. Ctrl-C raises `KeyboardInterrupt`; an output that
 /// cannot be written, `OSError`.
 #[pyfunction]
-#[pyo3(signature = (playouts = None, time = None, threads = None, seed = None, resign = true))]
+#[pyo3(signature = (playouts = None, time = None, threads = None, seed = None, resign = true, root_parallel = false))]
 pub fn _gtp(
     py: Python<'_>,
     playouts: Option<&Bound<'_, PyAny>>,
@@ -135,6 +136,7 @@ pub fn _gtp(
     threads: Option<&Bound<'_, PyAny>>,
     seed: Option<&Bound<'_, PyAny>>,
     resign: bool,
+    root_parallel: bool,
 ) -> PyResult<()> {
     let mut settings = self::settings(playouts, seed, threads)?;
     settings.resign = resign;
@@ -152,6 +154,11 @@ pub fn _gtp(
             None => Budget::time(time),
         };
     }
+    let bot = if root_parallel {
+        Bot::with_root_parallelism(settings)
+    } else {
+        Bot::new(settings)
+    };
     let signals = on_main_thread(py)?;
     let ending = py.detach(|| {
         until_interrupted(signals, |stop| {
@@ -160,7 +167,7 @@ pub fn _gtp(
                 std::io::stdin(),
                 &mut stdout,
                 Box::new(std::io::stderr()),
-                settings,
+                bot,
                 stop,
             );
             match result {
