@@ -189,6 +189,16 @@ def test_stones_in_seki_are_listed_as_seki_neither_dead_nor_alive() -> None:
     assert answers[-1] == "="
 
 
+@pytest.mark.parametrize("parallel", [[], ["--root-parallel"]])
+def test_two_threads_on_one_tree_or_a_tree_each_play_legal_moves(parallel: list[str]) -> None:
+    commands = b"boardsize 9\ngenmove b\ngenmove w\ngenmove b\ngenmove w\nshowboard\n"
+    answers = replies(transcript(commands, "--threads", "2", "--playouts", "400", *parallel))
+    moves = [a.removeprefix("= ") for a in answers[1:5]]
+    assert all(re.fullmatch(r"[A-HJ]\d", m) for m in moves) and len(set(moves)) == 4, answers
+    board = answers[5]
+    assert board.count("x") == 2 and board.count("o") == 2, board
+
+
 def test_lz_genmove_analyze_reports_every_interval_while_it_searches() -> None:
     # A second's search and a report every 10 centiseconds: several reports, each well formed,
     # with more visits than the one before, then the move.
