@@ -9,17 +9,27 @@ a new seed each game and gokata as ``gokata gtp --playouts N --threads T --seed 
 ends by resignation or two passes; both engines then score by area (``final_score``), and
 when they disagree play goes on with ``kgs-genmove_cleanup`` and they score again. A game
 they still disagree on counts as half a win and is reported. GNU Go is /usr/games/gnugo.
+
+``--log FILE`` appends one JSON line a game (its seed, colours, moves, scores and seconds) as
+each game ends, so a long run can be stopped and continued with the next ``--first-seed``;
+``--summarize FILE...`` prints the tally of such logs without playing::
+
+    python benches/strength.py --playouts 100000 --games 100 --first-seed 1023 --log 100k.jsonl
+    python benches/strength.py --summarize 100k.jsonl
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import shlex
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any, Iterable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python_tests"))
 
@@ -59,6 +69,63 @@ def one_game(number: int, args: argparse.Namespace) -> tuple[str, GameResult]:
         opponent.close()
 
 
+@dataclass
+class Tally:
+    """Wins (a disputed game or a draw is half), games and seconds a move, game by game."""
+
+    wins: float = 0.0
+    played: int = 0
+    disputed: int = 0
+    by_color: dict[str, list[float]] = field(default_factory=lambda: {"B": [0.0, 0], "W": [0.0, 0]})
+    seconds: dict[str, float] = field(default_factory=lambda: {"gokata": 0.0, OPPONENT: 0.0})
+    genmoves: dict[str, int] = field(default_factory=lambda: {"gokata": 0, OPPONENT: 0})
+
+    def add(self, color: str, result: GameResult) -> None:
+        won = 0.0
+        if result.winner == "0" and result.resigned is None and len(set(result.scores.values())) > 1:
+            self.disputed += 1
+            won = 0.5
+        elif result.winner == color:
+            won = 1.0
+        elif result.winner == "0":
+            won = 0.5
+        self.wins += won
+        self.played += 1
+        self.by_color[color][0] += won
+        self.by_color[color][1] += 1
+        for name in self.seconds:
+            self.seconds[name] += result.seconds.get(name, 0.0)
+            self.genmoves[name] += result.genmoves.get(name, 0)
+
+    def per_move(self, name: str) -> float:
+        return self.seconds[name] / max(1, self.genmoves[name])
+
+    def summary(self) -> str:
+        low, high = wilson_interval(self.wins, self.played)
+        colors = ", ".join(f"as {'black' if c == 'B' else 'white'} {w:g}/{n:g}" for c, (w, n) in self.by_color.items())
+        return (
+            f"{self.wins:g}/{self.played} = {self.wins / max(1, self.played):.1%} "
+            f"(95% interval {low:.1%} to {high:.1%}); {colors}; {self.disputed} disputed (counted as half); "
+            f"seconds a move: gokata {self.per_move('gokata'):.3f}, the opponent {self.per_move(OPPONENT):.3f}"
+        )
+
+
+def log_entry(seed: int, color: str, result: GameResult, args: argparse.Namespace) -> dict[str, Any]:
+    """One game's line in a ``--log`` file."""
+    settings = {name: getattr(args, name) for name in ("label", "playouts", "time", "threads", "level", "size", "komi", "opponent")}
+    return {"seed": seed, "gokata": color, **settings, **asdict(result)}
+
+
+def read_logs(paths: Iterable[str]) -> Iterable[tuple[str, GameResult]]:
+    """The games of ``--log`` files, in order."""
+    names = {field_name for field_name in GameResult.__dataclass_fields__}
+    for path in paths:
+        for line in Path(path).read_text().splitlines():
+            if line.strip():
+                entry = json.loads(line)
+                yield entry["gokata"], GameResult(**{k: v for k, v in entry.items() if k in names})
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--playouts", type=int, default=10_000)
@@ -76,40 +143,37 @@ def main() -> int:
         help="another GTP engine instead of GNU Go, split like a shell line and given --seed N "
         "(such as an older gokata: 'gokata gtp --playouts 1000 --threads 1')",
     )
+    parser.add_argument("--log", help="append one JSON line a game to this file")
+    parser.add_argument("--label", help="kept in each --log line: which build played (such as its commit)")
+    parser.add_argument("--summarize", nargs="+", metavar="LOG", help="print the tally of --log files and stop")
     args = parser.parse_args()
-    wins, disputed, played = 0.0, 0, 0
-    seconds = {"gokata": 0.0, OPPONENT: 0.0}
-    genmoves = {"gokata": 0, OPPONENT: 0}
+    if args.summarize:
+        tally = Tally()
+        for color, result in read_logs(args.summarize):
+            tally.add(color, result)
+        print(f"{', '.join(args.summarize)}: {tally.summary()}")
+        return 0
+    tally = Tally()
     started = time.perf_counter()
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        for number, (color, result) in enumerate(pool.map(lambda n: one_game(n, args), range(args.games))):
-            played += 1
-            if result.winner == "0" and result.resigned is None and len(set(result.scores.values())) > 1:
-                disputed += 1
-                wins += 0.5
-            elif result.winner == color:
-                wins += 1
-            elif result.winner == "0":
-                wins += 0.5
-            for name in seconds:
-                seconds[name] += result.seconds.get(name, 0.0)
-                genmoves[name] += result.genmoves.get(name, 0)
+        games = {pool.submit(one_game, number, args): number for number in range(args.games)}
+        for finished in as_completed(games):
+            number, (color, result) = games[finished], finished.result()
+            tally.add(color, result)
+            if args.log:
+                with open(args.log, "a") as log:
+                    log.write(json.dumps(log_entry(args.first_seed + number, color, result, args)) + "\n")
             how = f"{result.resigned} resigned" if result.resigned else " / ".join(f"{k} {v}" for k, v in result.scores.items())
-            so_far = ", ".join(f"{name} {seconds[name] / max(1, genmoves[name]):.3f}" for name in seconds)
+            so_far = ", ".join(f"{name} {tally.per_move(name):.3f}" for name in tally.seconds)
             print(
-                f"game {number + 1}: gokata {color}, winner {result.winner}, {result.moves} moves, {how} "
-                f"(seconds a move so far: {so_far})",
+                f"game {number + 1} (seed {args.first_seed + number}): gokata {color}, winner {result.winner}, "
+                f"{result.moves} moves, {how} (seconds a move so far: {so_far})",
                 flush=True,
             )
-    low, high = wilson_interval(wins, played)
-    per_move = {name: seconds[name] / max(1, genmoves[name]) for name in seconds}
     print(
         f"gokata at {f'{args.time} s' if args.time else f'{args.playouts} playouts'} a move ({args.threads} thread(s)) vs "
-        f"{args.opponent or f'GNU Go level {args.level}'}, "
-        f"{args.size}x{args.size} komi {args.komi}: {wins:g}/{played} = {wins / max(1, played):.1%} "
-        f"(95% interval {low:.1%} to {high:.1%}); {disputed} disputed (counted as half); "
-        f"seconds a move: gokata {per_move['gokata']:.3f}, the opponent {per_move[OPPONENT]:.3f}; "
-        f"{time.perf_counter() - started:.0f} s in all",
+        f"{args.opponent or f'GNU Go level {args.level}'}, {args.size}x{args.size} komi {args.komi}: "
+        f"{tally.summary()}; {time.perf_counter() - started:.0f} s in all",
         flush=True,
     )
     return 0

@@ -99,6 +99,8 @@ class GameResult:
     seconds: dict[str, float] = field(default_factory=dict)
     genmoves: dict[str, int] = field(default_factory=dict)
     referee_score: Optional[float] = None
+    vertices: list[str] = field(default_factory=list)
+    """Every move as GTP gave it (``D4``, ``pass``), black's first."""
 
     @property
     def all_alive(self) -> bool:
@@ -131,7 +133,7 @@ def play_game(black: GtpProcess, white: GtpProcess, size: int = 9, komi: float =
     resigned = game.play_until_two_passes("genmove", max_moves)
     if resigned is None and (len(game.score()) > 1 or any(game.dead.values())):
         resigned = game.play_until_two_passes("kgs-genmove_cleanup", max_moves)
-    result = GameResult("0", resigned, game.moves, seconds=game.seconds, genmoves=game.genmoves)
+    result = GameResult("0", resigned, game.moves, seconds=game.seconds, genmoves=game.genmoves, vertices=game.vertices)
     if resigned is not None:
         result.winner = "W" if resigned == "B" else "B"
         return result
@@ -153,6 +155,7 @@ class _Game:
         self.seconds = {engine.name: 0.0 for engine in engines.values()}
         self.genmoves = {engine.name: 0 for engine in engines.values()}
         self.moves = 0
+        self.vertices: list[str] = []
         self.color = "B"
         self.scores: dict[str, str] = {}
         self.dead: dict[str, str] = {}
@@ -180,6 +183,7 @@ class _Game:
                 self.board.move(coordinate)
                 passes = 0
             other.send(f"play {color} {vertex}")
+            self.vertices.append(vertex)
             self.moves += 1
             self.color = "W" if color == "B" else "B"
         return None
