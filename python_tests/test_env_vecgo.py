@@ -318,6 +318,13 @@ def test_bad_settings_are_refused(kwargs: dict[str, Any], error: type[Exception]
         VecGo(**settings)
 
 
+def test_a_batch_too_big_for_the_memory_is_refused_before_anything_is_allocated() -> None:
+    with pytest.raises(MemoryError, match=r"num_envs=16777216 boards of 25x25 would take about [0-9.]+ GB of memory, more than"):
+        VecGo(2**24, 25)
+    with pytest.raises(ValueError, match="num_envs must be at most 2\\*\\*24, not 16777217"):
+        VecGo(2**24 + 1, 9)
+
+
 def test_defaults_and_attributes() -> None:
     env = VecGo(3)
     assert (env.size, env.komi, env.history, env.max_steps, env.rules) == (19, 7.5, 8, 722, "gokata")

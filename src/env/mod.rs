@@ -8,6 +8,7 @@
 
 mod batch;
 mod config;
+mod memory;
 mod observation;
 mod pool;
 mod single;
@@ -15,3 +16,4 @@ mod superko;
 
 pub use batch::{ActionError, StepRows, VecEnv};
 pub use config::{Autoreset, Config, Layout, Rules};
+pub use memory::{available_bytes, check_fits};

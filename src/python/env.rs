@@ -5,7 +5,7 @@
 use std::sync::Mutex;
 
 use pyo3::buffer::{Element, PyBuffer};
-use pyo3::exceptions::{PyImportError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyImportError, PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyModule, PyString, PyTuple};
@@ -13,7 +13,7 @@ use pyo3::types::{PyList, PyModule, PyString, PyTuple};
 use super::arguments::{finite_number, whole_number};
 use super::batch::{numpy, positive_int, seed as read_seed, thread_count};
 use super::go::Go;
-use crate::env::{Autoreset, Config, Layout, Rules, StepRows, VecEnv};
+use crate::env::{available_bytes, check_fits, Autoreset, Config, Layout, Rules, StepRows, VecEnv};
 
 /// A batch of Go boards stepped together (see `gokata.env.VecGo`).
 #[pyclass(module = "gokata._gokata", name = "_VecGo", frozen)]
@@ -164,6 +164,7 @@ impl PyVecGo {
                 "num_envs must be at most 2**24, not {num_envs}"
             )));
         }
+        check_fits(&config, num_envs, available_bytes()).map_err(PyMemoryError::new_err)?;
         // More threads than boards would have nothing to do.
         let threads = threads.min(num_envs);
         Ok(PyVecGo {

@@ -26,7 +26,8 @@ class VecGo:
     colour (0 black, 1 white): +1 to the winner and -1 to the loser at the step that ends the
     game. ``rules`` is ``"gokata"`` (simple ko, no suicide, area score; an illegal action
     raises ``ValueError``; ``max_steps`` truncates) or ``"pgx"`` (pgx 2.6.0's Go exactly).
-    See docs/env.md.
+    A batch that would need more memory than the machine has free raises ``MemoryError``
+    before anything is allocated. See docs/env.md.
     """
 
     def __init__(
