@@ -8,7 +8,8 @@ even games), GNU Go started as ``gnugo --mode gtp --level 10 --chinese-rules --s
 a new seed each game and gokata as ``gokata gtp --playouts N --threads T --seed N``. A game
 ends by resignation or two passes; both engines then score by area (``final_score``), and
 when they disagree play goes on with ``kgs-genmove_cleanup`` and they score again. A game
-they still disagree on counts as half a win and is reported. GNU Go is /usr/games/gnugo.
+goes to the colour both scores name, even by different margins (such games are counted and
+reported); one whose winner they still disagree on counts as half a win and is reported. GNU Go is /usr/games/gnugo.
 
 ``--log FILE`` appends one JSON line a game (its seed, colours, moves, scores and seconds) as
 each game ends, so a long run can be stopped and continued with the next ``--first-seed``;
@@ -33,7 +34,7 @@ from typing import Any, Iterable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python_tests"))
 
-from gtp_referee import GameResult, GtpProcess, gnugo, play_game  # noqa: E402
+from gtp_referee import GameResult, GtpProcess, agreed_winner, gnugo, play_game, score_margin  # noqa: E402
 
 
 OPPONENT = "GNU Go"
@@ -76,13 +77,19 @@ class Tally:
     wins: float = 0.0
     played: int = 0
     disputed: int = 0
+    """Games whose winner the engines' scores disagree on (each counted as half a win)."""
+    margins_differ: int = 0
+    """Games both engines give to one colour by different margins (counted for that colour)."""
     by_color: dict[str, list[float]] = field(default_factory=lambda: {"B": [0.0, 0], "W": [0.0, 0]})
     seconds: dict[str, float] = field(default_factory=lambda: {"gokata": 0.0, OPPONENT: 0.0})
     genmoves: dict[str, int] = field(default_factory=lambda: {"gokata": 0, OPPONENT: 0})
 
     def add(self, color: str, result: GameResult) -> None:
         won = 0.0
-        if result.winner == "0" and result.resigned is None and len(set(result.scores.values())) > 1:
+        margins_differ = result.resigned is None and len(set(result.scores.values())) > 1
+        if margins_differ and result.winner != "0":
+            self.margins_differ += 1
+        if result.winner == "0" and margins_differ:
             self.disputed += 1
             won = 0.5
         elif result.winner == color:
@@ -105,7 +112,8 @@ class Tally:
         colors = ", ".join(f"as {'black' if c == 'B' else 'white'} {w:g}/{n:g}" for c, (w, n) in self.by_color.items())
         return (
             f"{self.wins:g}/{self.played} = {self.wins / max(1, self.played):.1%} "
-            f"(95% interval {low:.1%} to {high:.1%}); {colors}; {self.disputed} disputed (counted as half); "
+            f"(95% interval {low:.1%} to {high:.1%}); {colors}; {self.disputed} disputed (counted as half), "
+            f"{self.margins_differ} won by both engines' count with different margins; "
             f"seconds a move: gokata {self.per_move('gokata'):.3f}, the opponent {self.per_move(OPPONENT):.3f}"
         )
 
@@ -123,7 +131,11 @@ def read_logs(paths: Iterable[str]) -> Iterable[tuple[str, GameResult]]:
         for line in Path(path).read_text().splitlines():
             if line.strip():
                 entry = json.loads(line)
-                yield entry["gokata"], GameResult(**{k: v for k, v in entry.items() if k in names})
+                result = GameResult(**{k: v for k, v in entry.items() if k in names})
+                if result.resigned is None and result.scores:
+                    # As the referee decides today (a log may be older than a change of rule).
+                    result.winner = agreed_winner(score_margin(text) for text in result.scores.values())
+                yield entry["gokata"], result
 
 
 def main() -> int:

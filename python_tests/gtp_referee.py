@@ -8,7 +8,7 @@ from __future__ import annotations
 import subprocess
 import time
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Iterable, Optional
 
 from gokata import Go
 
@@ -123,7 +123,8 @@ def play_game(black: GtpProcess, white: GtpProcess, size: int = 9, komi: float =
     be accepted by the other engine; raises `ProtocolError` if anything goes wrong. After two
     passes both engines score; if they disagree, or either finds dead stones, play goes on with
     ``kgs-genmove_cleanup`` (dead stones are captured before passing), as on KGS, and they
-    score again."""
+    score again. The winner is the colour both engines' scores name, whether or not their
+    margins agree; ``"0"`` if they name different winners (or a draw)."""
     engines = {"B": black, "W": white}
     for engine in engines.values():
         engine.send(f"boardsize {size}")
@@ -141,10 +142,19 @@ def play_game(black: GtpProcess, white: GtpProcess, size: int = 9, komi: float =
     result.scores, result.dead = game.scores, game.dead
     score = game.board.score(komi)
     result.referee_score = float(score["black"]) - float(score["white"]) - komi
-    if len(margins) == 1:
-        margin = margins.pop()
-        result.winner = "B" if margin > 0 else "W" if margin < 0 else "0"
+    result.winner = agreed_winner(margins)
     return result
+
+
+def agreed_winner(margins: Iterable[float]) -> str:
+    """The colour every engine's score margin (black's) names, whatever the margins; ``"0"``
+    if they name different colours or a draw."""
+    margins = list(margins)
+    if all(margin > 0 for margin in margins):
+        return "B"
+    if all(margin < 0 for margin in margins):
+        return "W"
+    return "0"
 
 
 class _Game:
