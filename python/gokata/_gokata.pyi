@@ -18,7 +18,6 @@ __all__ = [
     "__version__",
     "_VecGo",
     "_gtp",
-    "_replay_natively",
     "analyze",
     "genmove",
     "playouts",
@@ -115,10 +114,6 @@ def _gtp(
 ) -> None:
     """``gokata gtp``: a GTP session on standard input and output until ``quit`` or the end
     of the input."""
-
-def _replay_natively(size: int, games: list[list[str | None]], rounds: int) -> int:
-    """Benchmark support: nanoseconds the Rust engine takes to replay ``games`` (kata
-    coordinates, ``None`` for a pass) ``rounds`` times on fresh boards, GIL released."""
 
 def solve(text: str) -> str:
     """Solves the puzzle "A Game of Go": the final board lines, or ``NOT_VALID``."""

@@ -11,7 +11,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyInt, PySequence, PyString, PyTuple};
 
 use super::errors::to_py_err;
-use crate::engine::{coord, Color, GoError};
+use gokata_engine::{coord, Color, GoError};
 
 /// A board's `(height, width)`.
 pub type Size = (usize, usize);

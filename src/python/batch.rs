@@ -10,7 +10,7 @@ use pyo3::types::{PyDict, PyInt, PyModule};
 
 use super::arguments::{integer, whole_number, Komi};
 use super::go::Go;
-use crate::engine::{default_max_moves, Color, Game, PlayoutPlan, Rng, Score};
+use gokata_engine::{default_max_moves, Color, Game, PlayoutPlan, Rng, Score};
 
 /// `{"black": area, "white": area, "komi": komi, "winner": "black" | "white" | "draw"}`.
 pub fn score_dict<'py>(py: Python<'py>, score: &Score) -> PyResult<Bound<'py, PyDict>> {

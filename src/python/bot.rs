@@ -10,8 +10,8 @@ use pyo3::types::{PyDict, PyList};
 use super::arguments::{finite_number, Komi};
 use super::batch::{on_main_thread, positive_int, seed, thread_count, until_interrupted};
 use super::go::Go;
-use crate::bot::{Bot, Budget, Candidate, Decision, Settings, PASS};
-use crate::engine::{coord, Game, Point};
+use gokata_engine::bot::{Bot, Budget, Candidate, Decision, Settings, PASS};
+use gokata_engine::{coord, Game, Point};
 
 /// A search's settings from Python arguments.
 fn settings(
@@ -163,7 +163,7 @@ pub fn _gtp(
     let ending = py.detach(|| {
         until_interrupted(signals, |stop| {
             let mut stdout = std::io::stdout().lock();
-            let result = crate::gtp::run(
+            let result = gokata_engine::gtp::run(
                 std::io::stdin(),
                 &mut stdout,
                 Box::new(std::io::stderr()),
@@ -171,7 +171,7 @@ pub fn _gtp(
                 stop,
             );
             match result {
-                Ok(crate::gtp::Ending::Interrupted) => None,
+                Ok(gokata_engine::gtp::Ending::Interrupted) => None,
                 other => Some(other),
             }
         })

@@ -1,4 +1,4 @@
-//! `_VecGo`, the batched environment ([`crate::env`]) for Python: each call makes fresh numpy
+//! `_VecGo`, the batched environment ([`gokata_engine::env`]) for Python: each call makes fresh numpy
 //! arrays, lets the Rust side fill them with the GIL released, and returns them. The public
 //! class, `gokata.env.VecGo`, is a thin Python layer over it.
 
@@ -13,7 +13,7 @@ use pyo3::types::{PyList, PyModule, PyString, PyTuple};
 use super::arguments::{finite_number, whole_number};
 use super::batch::{numpy, positive_int, seed as read_seed, thread_count};
 use super::go::Go;
-use crate::env::{available_bytes, check_fits, Autoreset, Config, Layout, Rules, StepRows, VecEnv};
+use gokata_engine::env::{available_bytes, check_fits, Autoreset, Config, Layout, Rules, StepRows, VecEnv};
 
 /// A batch of Go boards stepped together (see `gokata.env.VecGo`).
 #[pyclass(module = "gokata._gokata", name = "_VecGo", frozen)]

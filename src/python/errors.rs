@@ -4,7 +4,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use crate::engine::GoError;
+use gokata_engine::GoError;
 
 create_exception!(
     gokata,
@@ -34,7 +34,7 @@ pub fn add_sgf_error(m: &Bound<'_, PyModule>) -> PyResult<()> {
 }
 
 /// An SGF problem as `SgfError("line L, column C: what", line=L, column=C)`.
-pub fn sgf_error(py: Python<'_>, problem: &crate::sgf::Problem) -> PyErr {
+pub fn sgf_error(py: Python<'_>, problem: &gokata_engine::sgf::Problem) -> PyErr {
     let err = SgfError::new_err(problem.to_string());
     let value = err.value(py);
     for (name, number) in [("line", problem.line), ("column", problem.column)] {

@@ -17,11 +17,11 @@ use super::errors::to_py_err;
 use super::info;
 use super::names::point_names;
 use super::pickling;
-use crate::engine::{
+use gokata_engine::sgf::SgfRecord;
+use gokata_engine::{
     area_score, coord, default_max_moves, game_from_position, playout_until, render, Color, Game, GoError,
     MAX_SIDE,
 };
-use crate::sgf::SgfRecord;
 
 /// A game of Go under the kata's rules: black first, captures, no suicide, and ko: a move may
 /// not recreate the position as it was before the last turn (a pass is a turn). Coordinates

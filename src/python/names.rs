@@ -9,7 +9,7 @@ use pyo3::sync::MutexExt;
 use pyo3::types::{PyList, PyString};
 
 use super::arguments::Size;
-use crate::engine::coord;
+use gokata_engine::coord;
 
 type Names = Arc<Vec<Py<PyString>>>;
 

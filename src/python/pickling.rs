@@ -15,8 +15,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt, PySequence, PyString, PyTuple};
 
 use super::errors::to_py_err;
-use crate::engine::{Color, GameRecord, TurnRecord};
-use crate::sgf::SgfRecord;
+use gokata_engine::sgf::SgfRecord;
+use gokata_engine::{Color, GameRecord, TurnRecord};
 
 const VERSION: u8 = 1;
 
@@ -149,7 +149,7 @@ fn sgf_record(part: &Bound<'_, PyAny>) -> PyResult<SgfRecord> {
 }
 
 /// The game of a record, replayed (an error if it describes no legal game).
-pub fn replay(record: &GameRecord) -> PyResult<crate::engine::Game> {
+pub fn replay(record: &GameRecord) -> PyResult<gokata_engine::Game> {
     record.replay().map_err(to_py_err)
 }
 

@@ -1,4 +1,4 @@
-//! `gokata.Server`: the game server (crate::server) started and stopped from Python.
+//! `gokata.Server`: the game server ([`gokata_server`]) started and stopped from Python.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -8,9 +8,9 @@ use pyo3::prelude::*;
 use pyo3::types::PyType;
 
 use super::arguments::whole_number;
-use crate::server::limits::Limits;
-use crate::server::resident::Resident;
-use crate::server::{shown_address, Config, RunningServer, ServerError};
+use gokata_server::limits::Limits;
+use gokata_server::resident::Resident;
+use gokata_server::{shown_address, Config, RunningServer, ServerError};
 
 /// The longest move time a server takes: a week.
 const MAX_MOVE_TIME: f64 = 7.0 * 24.0 * 3600.0;

@@ -1,5 +1,5 @@
 //! SGF for Python: `Go.from_sgf`, `Go.to_sgf`, `read_sgf_collection` with its `SgfGame` and
-//! `SgfNode` views of a game tree, and `write_sgf_collection`. The work is in [`crate::sgf`].
+//! `SgfNode` views of a game tree, and `write_sgf_collection`. The work is in [`gokata_engine::sgf`].
 
 use std::sync::Arc;
 
@@ -11,8 +11,8 @@ use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString};
 use super::arguments::type_name;
 use super::errors::sgf_error;
 use super::go::Go;
-use crate::engine::{coord, Color, Game};
-use crate::sgf::{self, GameTree, Node, Problem, SgfRecord};
+use gokata_engine::sgf::{self, GameTree, Node, Problem, SgfRecord};
+use gokata_engine::{coord, Color, Game};
 
 /// A file's contents: bytes (decoded by `CA[...]` or a guess) or text.
 enum Data {

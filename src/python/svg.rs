@@ -1,4 +1,4 @@
-//! `gokata.svg` and `Go._repr_svg_`: pictures from [`crate::picture`].
+//! `gokata.svg` and `Go._repr_svg_`: pictures from [`gokata_engine::picture`].
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -6,8 +6,8 @@ use pyo3::types::{PyMapping, PyString};
 
 use super::arguments::{point, type_name, whole_number, Size};
 use super::go::Go;
-use crate::engine::Game;
-use crate::picture::{self, Picture, Style};
+use gokata_engine::picture::{self, Picture, Style};
+use gokata_engine::Game;
 
 /// The picture `Go._repr_svg_` shows in Jupyter: every default.
 pub fn default_svg(game: &Game) -> PyResult<String> {

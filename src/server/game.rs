@@ -1,8 +1,8 @@
 //! One game on the server: the engine's game, the players, the turns as played, the result.
 //! No clock and no I/O here: the hub decides when, this decides what.
 
-use crate::engine::{area_score, coord, Color, Game, GoError, Score};
-use crate::sgf::{write_game, GameInfo};
+use gokata_engine::sgf::{write_game, GameInfo};
+use gokata_engine::{area_score, coord, Color, Game, GoError, Score};
 
 use super::store::StoredGame;
 
@@ -410,10 +410,10 @@ mod tests {
             (1, 2),
             "5E against 4D and 3C, no territory"
         );
-        let read = crate::sgf::read_collection(text.as_bytes(), true).unwrap();
+        let read = gokata_engine::sgf::read_collection(text.as_bytes(), true).unwrap();
         let tree = &read[0].tree;
         let last = *tree.main_line().last().unwrap();
-        let replayed = crate::sgf::replay(tree, last, true).unwrap().game;
+        let replayed = gokata_engine::sgf::replay(tree, last, true).unwrap().game;
         assert_eq!(
             replayed.record(),
             g.game.record(),

@@ -32,7 +32,7 @@ use super::protocol::{
     ServerMessage,
 };
 use super::store::{Change, GameNow, Outcome, PlayerRecord, Records, Remote, Store, StoreError, Write};
-use crate::engine::Color;
+use gokata_engine::Color;
 use presence::Elsewhere;
 
 pub type ConnId = u64;

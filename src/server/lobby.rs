@@ -2,7 +2,7 @@
 //! kind of opponent.
 
 use super::protocol::{Opponent, SeekColor};
-use crate::engine::Color;
+use gokata_engine::Color;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Seek {

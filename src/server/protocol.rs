@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use super::game::{GameResult, ServerGame};
 use super::lobby::Seek;
 use super::store::Records;
-use crate::engine::Color;
+use gokata_engine::Color;
 
 /// The largest frame answered; larger ones get `bad_request`.
 pub const MAX_FRAME_BYTES: usize = 16 * 1024;

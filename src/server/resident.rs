@@ -2,7 +2,7 @@
 //! an opponent. It is a player like any other, on a connection the hub sees as any other and in
 //! the protocol's own frames: it keeps a seek open (every size, for people who ask for the
 //! computer) while it plays fewer than its limit of games, and answers each turn with the tree
-//! search of [`crate::bot`] on a blocking thread, a few searches at a time.
+//! search of [`gokata_engine::bot`] on a blocking thread, a few searches at a time.
 
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr};
@@ -16,8 +16,8 @@ use super::game::{ServerGame, BOARD_SIZES, KOMI};
 use super::hub::{ConnId, Event, Outgoing};
 use super::protocol::{ClientFrame, Opponent, SeekColor};
 use super::socket::new_connection_id;
-use crate::bot::{Bot, Budget, Decision, Settings};
-use crate::engine::{coord, Color};
+use gokata_engine::bot::{Bot, Budget, Decision, Settings};
+use gokata_engine::{coord, Color};
 
 /// The bot's name unless the operator gives one.
 pub const DEFAULT_NAME: &str = "gokata-bot";
@@ -302,7 +302,7 @@ fn game_of(state: &Value) -> Option<ServerGame> {
     Some(game)
 }
 
-fn turn_frame(game: &str, ply: usize, decision: Decision, position: &crate::engine::Game) -> ClientFrame {
+fn turn_frame(game: &str, ply: usize, decision: Decision, position: &gokata_engine::Game) -> ClientFrame {
     let game = game.to_string();
     match decision {
         Decision::Play(point) => {

@@ -8,7 +8,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::*;
-use crate::server::store::SqliteStore;
+use crate::store::SqliteStore;
 
 const MOVE_TIME: Duration = Duration::from_secs(10);
 const LOOPBACK: IpAddr = IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
@@ -386,7 +386,7 @@ async fn a_game_keeps_one_clock_entry_however_many_turns_it_has() {
         } else {
             (18 - ply / 2 / 19, ply / 2 % 19)
         };
-        let point = crate::engine::coord::format(row, col, 19);
+        let point = gokata_engine::coord::format(row, col, 19);
         let frame = json!({"type": "move", "game": game, "ply": ply, "point": point});
         let frame = ClientFrame::parse(&frame.to_string());
         hub.handle(Event::Frame {

@@ -19,7 +19,7 @@ pub use sqlite::SqliteStore;
 
 use super::game::{EndReason, GameResult};
 use super::lobby::{Pairing, Seek};
-use crate::engine::{Color, Score};
+use gokata_engine::{Color, Score};
 
 /// A registered player as stored: the token itself is never kept, only its hash.
 #[derive(Clone, Debug, PartialEq, Eq)]

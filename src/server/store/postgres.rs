@@ -33,10 +33,10 @@ use super::{
     stored_result, GameNow, Outcome, PairedGame, PlayerRecord, Records, Standing, StoreError, StoredGame,
     Write,
 };
-use crate::engine::Color;
-use crate::server::auth;
-use crate::server::lobby::{pair, Pairing, Seek};
-use crate::server::protocol::{Opponent, SeekColor};
+use crate::auth;
+use crate::lobby::{pair, Pairing, Seek};
+use crate::protocol::{Opponent, SeekColor};
+use gokata_engine::Color;
 
 /// The channel every process listens on.
 const CHANNEL: &str = "gokata";

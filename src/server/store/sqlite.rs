@@ -13,9 +13,9 @@ use super::{
     stored_result, GameNow, Outcome, PairedGame, PlayerRecord, Records, Standing, StoreError, StoredGame,
     Write,
 };
-use crate::engine::Color;
-use crate::server::auth;
-use crate::server::lobby::{Lobby, Pairing, Seek};
+use crate::auth;
+use crate::lobby::{Lobby, Pairing, Seek};
+use gokata_engine::Color;
 
 /// How often the log is copied into the database.
 const CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
@@ -359,7 +359,7 @@ impl SqliteStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server::game::{EndReason, GameResult};
+    use crate::game::{EndReason, GameResult};
 
     fn store() -> (SqliteStore, std::path::PathBuf) {
         let path = std::env::temp_dir().join(format!(
