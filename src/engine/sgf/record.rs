@@ -14,22 +14,15 @@ const STRUCTURE: [&str; 13] = [
     "GM", "FF", "CA", "AP", "SZ", "HA", "AB", "AW", "AE", "PL", KO_BAN, "B", "W",
 ];
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct SgfRecord {
     /// The root, then each node of the line read as the first child of the one before; a root
-    /// alone for a game not read from SGF.
-    line: GameTree,
+    /// alone for a game not read from SGF; `None` while there is nothing to keep (not read, no
+    /// information set), so that the many games that never have any allocate nothing for it.
+    line: Option<GameTree>,
     /// Whether `line` was read from SGF (else its root holds only information set since).
+    /// When it was, `line` is there.
     read: bool,
-}
-
-impl Default for SgfRecord {
-    fn default() -> SgfRecord {
-        SgfRecord {
-            line: GameTree::with_root(Vec::new()),
-            read: false,
-        }
-    }
 }
 
 impl SgfRecord {
@@ -40,26 +33,53 @@ impl SgfRecord {
         for &index in path.iter().skip(1) {
             parent = line.add_child(parent, tree.nodes[index].properties.clone());
         }
-        SgfRecord { line, read: true }
+        SgfRecord {
+            line: Some(line),
+            read: true,
+        }
+    }
+
+    /// Information alone, on a root of its own (none while there is no information).
+    fn information_alone(root: Vec<Property>) -> SgfRecord {
+        SgfRecord {
+            line: (!root.is_empty()).then(|| GameTree::with_root(root)),
+            read: false,
+        }
+    }
+
+    /// The root's properties: none for a record with nothing in it.
+    fn root_properties(&self) -> &[Property] {
+        self.line.as_ref().map_or(&[], |line| &line.root().properties)
     }
 
     /// Whether there is nothing to keep: not read, and no information set.
     pub fn is_empty(&self) -> bool {
-        !self.read && self.line.root().properties.is_empty()
+        !self.read && self.root_properties().is_empty()
     }
 
     /// The first value of a root property, as text.
     pub fn text(&self, ident: &str) -> Option<String> {
-        self.line.root().text(ident)
+        self.line.as_ref()?.root().text(ident)
     }
 
     /// Sets a root property to one text value, where it stands (or last); `None` removes it.
     pub fn set_text(&mut self, ident: &str, text: Option<&str>) {
-        let root = &mut self.line.nodes[0].properties;
         let Some(text) = text else {
-            root.retain(|property| property.ident != ident);
+            if let Some(line) = &mut self.line {
+                line.nodes[0]
+                    .properties
+                    .retain(|property| property.ident != ident);
+                if self.is_empty() {
+                    self.line = None;
+                }
+            }
             return;
         };
+        let root = &mut self
+            .line
+            .get_or_insert_with(|| GameTree::with_root(Vec::new()))
+            .nodes[0]
+            .properties;
         let values = vec![Value::from_text(text)];
         match root.iter_mut().find(|property| property.ident == ident) {
             Some(property) => property.values = values,
@@ -91,8 +111,8 @@ impl SgfRecord {
 
     /// The root's properties but those of the position and the file ([`STRUCTURE`]).
     fn information(&self) -> Vec<Property> {
-        let root = &self.line.root().properties;
-        root.iter()
+        self.root_properties()
+            .iter()
             .filter(|property| !STRUCTURE.contains(&property.ident.as_str()))
             .cloned()
             .collect()
@@ -101,10 +121,8 @@ impl SgfRecord {
     /// The line read, up to the last node whose turns the game still has, then a node for
     /// each later turn of the game; `None` if the game does not start where the line does.
     fn followed_line(&self, record: &GameRecord) -> Option<GameTree> {
-        if !self.read {
-            return None;
-        }
-        let replayed = replay(&self.line, self.line.nodes.len() - 1, false).ok()?;
+        let line_read = self.line.as_ref().filter(|_| self.read)?;
+        let replayed = replay(line_read, line_read.nodes.len() - 1, false).ok()?;
         let read = replayed.game.record();
         let start = |r: &GameRecord| (r.start.clone(), r.start_to_move, r.start_ko, r.handicap_placed);
         if start(&read) != start(record) {
@@ -129,9 +147,9 @@ impl SgfRecord {
         } else {
             0
         };
-        let mut line = GameTree::with_root(self.line.root().properties.clone());
+        let mut line = GameTree::with_root(line_read.root().properties.clone());
         let mut parent = 0;
-        for node in &self.line.nodes[1..kept] {
+        for node in &line_read.nodes[1..kept] {
             parent = line.add_child(parent, node.properties.clone());
         }
         for turn in &record.turns[done..] {
@@ -142,7 +160,11 @@ impl SgfRecord {
 
     /// The record as plain values for pickling: whether it was read, and its line as SGF.
     pub fn state(&self) -> (bool, String) {
-        (self.read, write_tree(&self.line))
+        let line = match &self.line {
+            Some(line) => write_tree(line),
+            None => write_tree(&GameTree::with_root(Vec::new())),
+        };
+        (self.read, line)
     }
 
     /// The record a [`SgfRecord::state`] describes.
@@ -160,9 +182,36 @@ impl SgfRecord {
             return Ok(record);
         }
         // Reading added the file's properties (FF, GM, CA) to the information alone.
-        Ok(SgfRecord {
-            line: GameTree::with_root(record.information()),
-            read,
-        })
+        Ok(SgfRecord::information_alone(record.information()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SgfRecord;
+
+    #[test]
+    fn a_record_without_information_holds_no_tree_and_drops_it_when_emptied() {
+        let mut record = SgfRecord::default();
+        assert!(record.line.is_none() && record.is_empty());
+        record.set_text("PB", None);
+        assert!(record.line.is_none());
+        record.set_komi(Some(6.5));
+        record.set_text("PB", Some("Honinbo"));
+        assert_eq!(
+            (record.komi(), record.text("PB").as_deref()),
+            (Some(6.5), Some("Honinbo"))
+        );
+        record.set_komi(None);
+        assert!(!record.is_empty());
+        record.set_text("PB", None);
+        assert!(record.line.is_none() && record.is_empty());
+        assert_eq!(record, SgfRecord::default());
+    }
+
+    #[test]
+    fn an_empty_record_survives_its_state() {
+        let (read, text) = SgfRecord::default().state();
+        assert_eq!(SgfRecord::from_state(read, &text), Ok(SgfRecord::default()));
     }
 }
