@@ -8,6 +8,11 @@
 //! when it is back. What was told before this process's listener lost its connection counts until
 //! the others have had time to say it again.
 
+use super::{Delivery, Hub};
+use crate::auth;
+use crate::protocol::ServerMessage;
+use crate::store::Change;
+use gokata_engine::Color;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// Reports of the processes alive (about one a second) that a process may miss and still
@@ -109,6 +114,91 @@ impl Elsewhere {
             .filter(|key| self.is_connected(key))
             .cloned()
             .collect()
+    }
+}
+
+impl Hub {
+    /// A player's first connection here: the other processes are told, and the player's
+    /// opponents if the player was connected nowhere.
+    pub(super) fn arrived_here(&mut self, key: &str, name: &str) {
+        self.announce_presence(name, true);
+        if !self.elsewhere.is_connected(key) {
+            self.tell_presence(key, true);
+        }
+    }
+
+    /// A player's last connection here gone.
+    pub(super) fn left_here(&mut self, key: &str, name: &str) {
+        self.announce_presence(name, false);
+        if !self.elsewhere.is_connected(key) {
+            self.tell_presence(key, false);
+        }
+    }
+
+    pub(super) fn announce_presence(&mut self, name: &str, here: bool) {
+        if self.store.is_shared() {
+            self.to_announce.push(Change::Presence {
+                player: name.to_string(),
+                here,
+            });
+        }
+    }
+
+    /// Another process asked who is connected here.
+    pub(super) fn announce_everyone_here(&mut self) {
+        let names: Vec<String> = self
+            .players
+            .values()
+            .map(|player| player.record.name.clone())
+            .collect();
+        for name in names {
+            self.announce_presence(&name, true);
+        }
+    }
+
+    /// What process `from` said of a player: the player's opponents are told if the player is
+    /// now connected somewhere after nowhere, or the reverse.
+    pub(super) fn told_presence(&mut self, from: &str, name: &str, here: bool) {
+        let key = auth::name_key(name);
+        let before = self.is_connected(&key);
+        self.elsewhere.told(&key, from, here);
+        if self.is_connected(&key) != before {
+            self.tell_presence(&key, !before);
+        }
+    }
+
+    /// Whether the player is connected to any process.
+    pub(super) fn is_connected(&self, key: &str) -> bool {
+        self.players.contains_key(key) || self.elsewhere.is_connected(key)
+    }
+
+    pub(super) fn is_connected_name(&self, name: &str) -> bool {
+        self.is_connected(&auth::name_key(name))
+    }
+
+    /// `presence` to the opponent in each of the player's live games.
+    pub(super) fn tell_presence(&mut self, key: &str, connected: bool) {
+        let mut told = Vec::new();
+        for live in self.games.values().filter(|live| !live.game.is_over()) {
+            let game = &live.game;
+            let (color, name, opponent) = if auth::name_key(&game.black) == key {
+                (Color::Black, &game.black, &game.white)
+            } else if auth::name_key(&game.white) == key {
+                (Color::White, &game.white, &game.black)
+            } else {
+                continue;
+            };
+            let message = ServerMessage::Presence {
+                game: &game.id,
+                name,
+                color: color.name(),
+                connected,
+            };
+            told.push((auth::name_key(opponent), message.to_json()));
+        }
+        for (opponent, text) in told {
+            self.deliver_later(None, Delivery::ToPlayer(opponent, text.into()));
+        }
     }
 }
 

@@ -1,0 +1,80 @@
+//! The move clocks: one deadline a game, and the games lost on time.
+
+use std::cmp::Reverse;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use crate::game::{EndReason, ServerGame};
+use crate::store::GameNow;
+
+use super::{Hub, LiveGame};
+
+impl Hub {
+    /// Ends by timeout every game whose player to move has run out of time.
+    pub(super) fn expire_clocks(&mut self) {
+        let now = Instant::now();
+        while let Some(Reverse((at, _))) = self.clocks.peek() {
+            if *at > now {
+                break;
+            }
+            let Reverse((at, game_id)) = self.clocks.pop().expect("peeked");
+            let Some(live) = self.games.get_mut(&game_id) else {
+                continue;
+            };
+            if live.queued == Some(at) {
+                live.queued = None;
+            }
+            match live.deadline {
+                // The last turn awaits its commit, which starts the clock again.
+                None => continue,
+                Some(deadline) if deadline > now => {
+                    if live.queued.is_none() {
+                        live.queued = Some(deadline);
+                        self.clocks.push(Reverse((deadline, game_id)));
+                    }
+                    continue;
+                }
+                Some(_) => {}
+            }
+            live.deadline = None;
+            let loser = live.game.to_move();
+            if let Some(result) = live.game.end(loser, EndReason::Timeout) {
+                self.finish(&game_id, result, None);
+            }
+        }
+    }
+
+    /// Starts the game's clock: the player to move has `remaining` from now.
+    pub(super) fn arm_clock(&mut self, game_id: &str, remaining: Duration) {
+        let Some(live) = self.games.get_mut(game_id).filter(|live| !live.game.is_over()) else {
+            return;
+        };
+        let deadline = Instant::now() + remaining;
+        live.deadline = Some(deadline);
+        if live.queued.is_none_or(|queued| queued > deadline) {
+            live.queued = Some(deadline);
+            self.clocks.push(Reverse((deadline, game_id.to_string())));
+        }
+    }
+
+    pub(super) fn remaining_ms(&self, live: &LiveGame) -> u64 {
+        match live.deadline {
+            Some(deadline) => deadline.saturating_duration_since(Instant::now()).as_millis() as u64,
+            None => live.game.move_time_ms,
+        }
+    }
+}
+
+/// The time the store gives the player to move, or (where the process keeps the clock) the
+/// game's full move time.
+pub(super) fn remaining(now: &GameNow, game: &ServerGame) -> Duration {
+    Duration::from_millis(now.remaining_ms.unwrap_or(game.move_time_ms))
+}
+
+pub(super) async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}

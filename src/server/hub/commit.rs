@@ -1,0 +1,268 @@
+//! The commit of a batch, and the deliveries it allows: nothing is announced before it is stored.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::auth;
+use crate::game::{GameResult, ServerGame};
+use crate::protocol::{ErrorCode, Refused, ServerMessage};
+use crate::store::{Outcome, Records, StoreError, Write};
+
+use super::turns::player_keys;
+use super::{Answer, ConnId, Delivery, Hub, LiveGame, LiveView, Outgoing, Pending};
+
+impl Hub {
+    /// Commits the batch's writes, then delivers what it says, in the order handled. A game
+    /// whose write was rejected, or whose result the store counted after a turn this process
+    /// had not seen, is read again first (announcing what it had missed), so that nothing
+    /// delivered shows what was not stored; the sender of a rejected request gets the state.
+    pub(super) async fn commit_and_deliver(&mut self) -> Result<(), StoreError> {
+        let writes = std::mem::take(&mut self.writes);
+        let origins = std::mem::take(&mut self.origins);
+        let outcomes = if writes.is_empty() {
+            Vec::new()
+        } else {
+            match self.store.commit(&writes).await {
+                Ok(outcomes) => outcomes,
+                Err(error) if self.store.is_shared() => {
+                    self.lost_batch(&writes, &origins, error).await;
+                    return Ok(());
+                }
+                Err(error) => return Err(error),
+            }
+        };
+        let mut reread: HashSet<String> = HashSet::new();
+        // A last pass and its result are two writes of one request: one state answers both.
+        let mut stale: Vec<(ConnId, String)> = Vec::new();
+        for (index, (write, outcome)) in writes.iter().zip(&outcomes).enumerate() {
+            match (write, outcome) {
+                (_, Outcome::Rejected) => {
+                    reread.insert(write.game().to_string());
+                    if let Some(conn) = origins[index] {
+                        let request = (conn, write.game().to_string());
+                        if !stale.contains(&request) {
+                            stale.push(request);
+                        }
+                    }
+                }
+                (Write::Turn { game, ply, .. }, _) => {
+                    if let Some(live) = self.games.get_mut(game) {
+                        live.announced = live.announced.max(ply + 1);
+                    }
+                }
+                (Write::Finish { game, .. }, Outcome::Finished { plies, .. }) => {
+                    let known = self.games.get(game).map(|live| live.game.moves().len());
+                    if known.is_some_and(|known| known != *plies) {
+                        reread.insert(game.clone());
+                    }
+                }
+                _ => {}
+            }
+        }
+        for game in &reread {
+            if let Some(live) = self.games.get_mut(game) {
+                live.dirty = true;
+            }
+        }
+        if !reread.is_empty() {
+            if let Err(error) = self.catch_up(reread.iter().cloned().collect()).await {
+                self.failure.get_or_insert(error);
+            }
+        }
+        for (game_id, write) in std::mem::take(&mut self.clocks_to_start) {
+            if outcomes[write] != Outcome::Rejected && !reread.contains(&game_id) {
+                let move_time = self.games.get(&game_id).map(|live| live.game.move_time_ms);
+                if let Some(move_time) = move_time {
+                    self.arm_clock(&game_id, Duration::from_millis(move_time));
+                }
+            }
+        }
+        for pending in std::mem::take(&mut self.deliveries) {
+            let records = match pending
+                .after
+                .map(|write| (&outcomes[write], writes[write].game()))
+            {
+                Some((Outcome::Rejected, _)) => continue,
+                // The game was read again, and its `over` announced with the turns it missed.
+                Some((Outcome::Finished { .. }, game)) if reread.contains(game) => continue,
+                Some((Outcome::Finished { records, .. }, _)) => Some(records),
+                _ => None,
+            };
+            self.deliver(pending.delivery, records);
+        }
+        // As for a stale turn: the sender gets the game as it is.
+        for (conn, game) in stale {
+            let _ = self.send_state(conn, &game).await;
+        }
+        self.flush_deliveries();
+        self.ended.clear();
+        Ok(())
+    }
+
+    /// The commit failed on a shared store: whether it was stored is unknown. Once the store
+    /// answers again, the games are read again (which announces whatever was stored after
+    /// all), then what does not depend on the batch is delivered, and each request that did not
+    /// get through is refused, to be sent again.
+    pub(super) async fn lost_batch(
+        &mut self,
+        writes: &[Write],
+        origins: &[Option<ConnId>],
+        error: StoreError,
+    ) {
+        for write in writes {
+            if let Some(live) = self.games.get_mut(write.game()) {
+                live.dirty = true;
+            }
+        }
+        self.clocks_to_start.clear();
+        let independent: Vec<Pending> = std::mem::take(&mut self.deliveries)
+            .into_iter()
+            .filter(|pending| pending.after.is_none())
+            .collect();
+        if !self.recover(error).await {
+            return;
+        }
+        for pending in independent {
+            self.deliver(pending.delivery, None);
+        }
+        for (write, origin) in writes.iter().zip(origins) {
+            let Some(conn) = *origin else {
+                continue;
+            };
+            let live = self.games.get(write.game());
+            let stored = match write {
+                Write::Turn { ply, .. } => live.is_none_or(|live| live.game.moves().len() > *ply),
+                Write::Finish { .. } | Write::NewGame(_) => live.is_none(),
+            };
+            if !stored {
+                let refused = Refused::new(
+                    ErrorCode::Unavailable,
+                    "the server lost its database while storing this; it was not done: send it again",
+                )
+                .in_game(write.game());
+                self.refuse(conn, refused);
+            }
+        }
+        self.flush_deliveries();
+        self.ended.clear();
+    }
+
+    pub(super) fn deliver(&mut self, delivery: Delivery, records: Option<&Records>) {
+        match delivery {
+            Delivery::ToConnection(conn, text) => self.send(conn, Outgoing::Text(text)),
+            Delivery::ToPlayer(player, text) => self.send_to_player(&player, &text),
+            Delivery::Over { game, result } => {
+                // Always with the records of its write's commit.
+                let Some(records) = records else {
+                    return;
+                };
+                if let Some(live) = self.games.remove(&game) {
+                    self.announce_over(&live.game, result, records);
+                }
+            }
+            Delivery::Welcome { conn, token } => self.deliver_welcome(conn, &token),
+            Delivery::State { conn, game } => {
+                if let Some(state) = self.live_view(&game, LiveView::State) {
+                    let text = format!(r#"{{"type":"state","game":{state}}}"#);
+                    self.send(conn, Outgoing::Text(text.into()));
+                }
+            }
+            Delivery::Reply(reply, answer) => {
+                let _ = reply.send(answer);
+            }
+            Delivery::ReplyLiveGames(reply) => {
+                let _ = reply.send(Answer::Found(self.live_games_listed()));
+            }
+            Delivery::ReplyLive { reply, game, view } => {
+                let answer = match self.live_view(&game, view) {
+                    Some(body) => Answer::Found(body),
+                    None => Answer::Missing,
+                };
+                let _ = reply.send(answer);
+            }
+        }
+    }
+
+    /// Delivers what was queued outside a batch's commit (replies while catching up).
+    pub(super) fn flush_deliveries(&mut self) {
+        for pending in std::mem::take(&mut self.deliveries) {
+            self.deliver(pending.delivery, None);
+        }
+    }
+
+    /// `over` to both players, and their records as the store counted them. The game is no
+    /// longer live here.
+    pub(super) fn announce_over(&mut self, game: &ServerGame, result: GameResult, records: &Records) {
+        self.games.remove(&game.id);
+        self.ended.insert(game.id.clone(), game.clone());
+        for standing in [&records.black, &records.white] {
+            if let Some(player) = self.players.get_mut(&auth::name_key(&standing.name)) {
+                player.record.wins = standing.wins;
+                player.record.losses = standing.losses;
+            }
+        }
+        let text: Arc<str> = ServerMessage::over(&game.id, result, records).into();
+        for player in player_keys(game) {
+            self.send_to_player(&player, &text);
+        }
+    }
+
+    pub(super) fn deliver_welcome(&mut self, conn: ConnId, token: &str) {
+        let Some(key) = self.connections.get(&conn).and_then(|c| c.player.clone()) else {
+            return;
+        };
+        let Some(record) = self.players.get(&key).map(|player| &player.record) else {
+            return;
+        };
+        let mut games: Vec<&LiveGame> = self
+            .games
+            .values()
+            .filter(|live| !live.game.is_over() && live.game.color_of(&record.name).is_some())
+            .collect();
+        games.sort_by(|a, b| a.game.id.cmp(&b.game.id));
+        let text = ServerMessage::Welcome {
+            name: &record.name,
+            token,
+            wins: record.wins,
+            losses: record.losses,
+            bot: record.bot,
+            games: games.iter().map(|live| self.state_of(live)).collect(),
+        }
+        .to_json();
+        self.send(conn, Outgoing::Text(text.into()));
+        self.send(conn, Outgoing::SignedIn);
+        if let Some(connection) = self.connections.get_mut(&conn) {
+            connection.welcomed = true;
+        }
+    }
+
+    /// Queues a write of this batch; its index.
+    pub(super) fn write(&mut self, write: Write, origin: Option<ConnId>) -> usize {
+        self.writes.push(write);
+        self.origins.push(origin);
+        self.writes.len() - 1
+    }
+
+    pub(super) fn deliver_later(&mut self, after: Option<usize>, delivery: Delivery) {
+        self.deliveries.push(Pending { after, delivery });
+    }
+
+    pub(super) fn reply_to(&mut self, conn: ConnId, text: String) {
+        self.deliver_later(None, Delivery::ToConnection(conn, text.into()));
+    }
+
+    pub(super) fn tell_player(&mut self, player: &str, message: &ServerMessage<'_>) {
+        self.deliver_later(
+            None,
+            Delivery::ToPlayer(player.to_string(), message.to_json().into()),
+        );
+    }
+
+    pub(super) fn tell_both(&mut self, players: [String; 2], text: String, after: Option<usize>) {
+        let text: Arc<str> = text.into();
+        for player in players {
+            self.deliver_later(after, Delivery::ToPlayer(player, text.clone()));
+        }
+    }
+}

@@ -1,0 +1,537 @@
+//! The hub: the one place in a process where the server's state lives and changes. Connections
+//! send it events; it handles a batch of them, commits every change of the batch in one
+//! transaction, and only then delivers what the batch says (so nothing is announced before it is
+//! stored), and ends games whose move clock has run out.
+//!
+//! It keeps every live game in memory. On a shared database (PostgreSQL) other processes change
+//! them too: their writes are rejected by the store when they raced ours and won, and their
+//! notifications make the hub read what changed (see [`Hub::catch_up`]); each process tells only
+//! its own connections. A lost database connection is waited out: the hub reconnects and reads
+//! every game again before it goes on.
+//!
+//! It runs on a thread of its own (the store is single-writer); its clock is tokio's, so tests
+//! can run it on paused time.
+//!
+//! This module holds the hub's state and its loop (a batch: events handled, committed,
+//! delivered); its jobs are modules of their own: [`sign_in`], [`pairing`], [`turns`],
+//! [`clocks`], [`commit`] (the commit and what it lets be delivered), [`remote`] (the other
+//! processes' changes, and a lost database), [`queries`] (the HTTP API and game states),
+//! [`connections`] and [`presence`].
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::net::IpAddr;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::time::Instant;
+
+use super::game::{GameResult, ServerGame};
+use super::limits::BucketsByAddress;
+use super::protocol::{ClientFrame, ErrorCode, Refused, ServerMessage};
+use super::store::{Change, PlayerRecord, Remote, Store, StoreError, Write};
+use clocks::{remaining, sleep_until};
+use presence::Elsewhere;
+
+pub type ConnId = u64;
+
+/// Events handled in one batch at most, so one commit never waits on an endless stream.
+const MAX_BATCH: usize = 512;
+/// How often a process on a shared database says it is alive (its listener says so too, on a
+/// connection of its own); an idle hub also notices a lost database this way.
+const HEARTBEAT: Duration = Duration::from_secs(1);
+/// The most games `/api/games` lists.
+const LISTED_GAMES: usize = 200;
+/// The longest wait between two attempts to reach a lost database.
+const MAX_RECONNECT_WAIT: Duration = Duration::from_secs(2);
+
+/// What the hub sends a connection.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outgoing {
+    Text(Arc<str>),
+    /// The connection's player is signed in (its `welcome` went just before).
+    SignedIn,
+    /// A close frame with this code and reason, after which the connection ends.
+    Close(u16, &'static str),
+}
+
+/// A question from the HTTP API.
+#[derive(Debug)]
+pub enum Query {
+    Player(String),
+    Game(String),
+    /// The game as an SGF record.
+    GameSgf(String),
+    /// The games being played, newest first.
+    LiveGames,
+    /// The seeks waiting, oldest first.
+    Seeks,
+}
+
+/// The answer to a [`Query`]: a body (JSON, or SGF for `GameSgf`).
+#[derive(Debug, PartialEq)]
+pub enum Answer {
+    Found(String),
+    Missing,
+    /// The database could not be read.
+    Unavailable,
+}
+
+#[derive(Debug)]
+pub enum Event {
+    Connected {
+        conn: ConnId,
+        outbox: mpsc::Sender<Outgoing>,
+        /// The client's address, for the limit on new names.
+        address: IpAddr,
+    },
+    Frame {
+        conn: ConnId,
+        frame: Result<ClientFrame, Refused>,
+    },
+    Disconnected {
+        conn: ConnId,
+    },
+    /// The server's own computer player (`gokata serve --bot`) signs in on its connection,
+    /// without a token: its account was claimed when the server started.
+    Resident {
+        conn: ConnId,
+        name: String,
+    },
+    Query {
+        query: Query,
+        reply: oneshot::Sender<Answer>,
+    },
+    /// Another process changed these games.
+    Remote(Remote),
+    /// Finish the batch, say goodbye to every connection, and stop.
+    Shutdown,
+}
+
+struct Connection {
+    outbox: mpsc::Sender<Outgoing>,
+    address: IpAddr,
+    /// The signed-in player's key.
+    player: Option<String>,
+    /// Whether `welcome` went out: what is told to the player before it is not sent here, since
+    /// the welcome, made at delivery, has it already.
+    welcomed: bool,
+}
+
+struct Player {
+    record: PlayerRecord,
+    connections: Vec<ConnId>,
+}
+
+struct LiveGame {
+    game: ServerGame,
+    /// When the player to move runs out of time; `None` while the last turn awaits its commit.
+    deadline: Option<Instant>,
+    /// The earliest entry `clocks` holds for this game, if any: at or before `deadline`.
+    queued: Option<Instant>,
+    /// Turns announced to this process's connections (all of them committed).
+    announced: usize,
+    /// What this process holds of the game may differ from the store (a write of it was
+    /// rejected, or its fate is unknown): the next catch-up reads it whole.
+    dirty: bool,
+    /// When this process first held the game, in the order of games: the lobby lists the
+    /// newest first.
+    order: u64,
+}
+
+impl LiveGame {
+    fn new(game: ServerGame) -> LiveGame {
+        let announced = game.moves().len();
+        LiveGame {
+            game,
+            deadline: None,
+            queued: None,
+            announced,
+            dirty: false,
+            order: 0,
+        }
+    }
+}
+
+/// Something to deliver once the batch is committed.
+enum Delivery {
+    ToConnection(ConnId, Arc<str>),
+    ToPlayer(String, Arc<str>),
+    /// `over` to both players, with the records its write's commit returned.
+    Over {
+        game: String,
+        result: GameResult,
+    },
+    /// `welcome`, made at delivery time so its records and games are the committed ones.
+    Welcome {
+        conn: ConnId,
+        token: String,
+    },
+    /// The `state` of a live game, made at delivery time: what was stored, not what the batch
+    /// hoped to store.
+    State {
+        conn: ConnId,
+        game: String,
+    },
+    Reply(oneshot::Sender<Answer>, Answer),
+    /// The list of games being played, made at delivery time: only committed games.
+    ReplyLiveGames(oneshot::Sender<Answer>),
+    /// An API answer about a live game, made at delivery time likewise.
+    ReplyLive {
+        reply: oneshot::Sender<Answer>,
+        game: String,
+        view: LiveView,
+    },
+}
+
+#[derive(Clone, Copy, Debug)]
+enum LiveView {
+    State,
+    Sgf,
+}
+
+/// A delivery, and the write (by its index in the batch) it announces, if any: it is dropped if
+/// that write is rejected or the commit fails.
+struct Pending {
+    after: Option<usize>,
+    delivery: Delivery,
+}
+
+pub struct Hub {
+    store: Store,
+    move_time: Duration,
+    connections: HashMap<ConnId, Connection>,
+    /// Players connected here, by key: their records and connections.
+    players: HashMap<String, Player>,
+    /// Every game being played, wherever its players are connected.
+    games: HashMap<String, LiveGame>,
+    /// Games held since the start, for their order.
+    games_held: u64,
+    /// Entries at or before their games' deadlines; one that comes up early is queued again
+    /// for its game's deadline.
+    clocks: BinaryHeap<Reverse<(Instant, String)>>,
+    // The batch under way.
+    writes: Vec<Write>,
+    /// The connection whose request made each write, told if the write is rejected or lost.
+    origins: Vec<Option<ConnId>>,
+    deliveries: Vec<Pending>,
+    /// Games whose clock starts when the write of this index is committed.
+    clocks_to_start: Vec<(String, usize)>,
+    /// Players whose last connection here was closed for being too slow: their seeks are
+    /// withdrawn after the batch.
+    closed: Vec<String>,
+    /// New names registered, by address.
+    registrations: BucketsByAddress,
+    /// Turns other processes stored, told whole, played after the batch.
+    remote_turns: Vec<(String, usize, Option<String>)>,
+    /// Games other processes changed otherwise, read after the batch.
+    remote: HashSet<String>,
+    remote_everything: bool,
+    /// Games that ended in this batch, for states made at delivery time.
+    ended: HashMap<String, ServerGame>,
+    /// A store error met while handling the batch: on a shared store the hub recovers from it;
+    /// on SQLite it stops.
+    failure: Option<StoreError>,
+    /// Whether the store answers (`/health` says so).
+    healthy: Arc<AtomicBool>,
+    /// Set when the server is stopping: ends a wait for a lost database.
+    stopping: Option<watch::Receiver<bool>>,
+    /// Who is connected to the other processes on a shared database.
+    elsewhere: Elsewhere,
+    /// What to tell the other processes that stores nothing: who connected here or left.
+    to_announce: Vec<Change>,
+}
+
+impl Hub {
+    /// A hub on `store`, with every unfinished game loaded and its clock running: afresh on
+    /// SQLite, where this process is the only server; as the database has it on PostgreSQL.
+    /// `registrations_per_hour` new names may come from one address (all at once, at most).
+    pub async fn new(
+        mut store: Store,
+        move_time: Duration,
+        registrations_per_hour: u32,
+    ) -> Result<Hub, StoreError> {
+        let ids = store.live_game_ids().await?;
+        let known: Vec<(String, usize)> = ids.into_iter().map(|id| (id, 0)).collect();
+        let live = store.games_now(&known).await?;
+        let mut hub = Hub {
+            store,
+            move_time,
+            connections: HashMap::new(),
+            players: HashMap::new(),
+            games: HashMap::new(),
+            games_held: 0,
+            clocks: BinaryHeap::new(),
+            writes: Vec::new(),
+            origins: Vec::new(),
+            deliveries: Vec::new(),
+            clocks_to_start: Vec::new(),
+            closed: Vec::new(),
+            registrations: BucketsByAddress::new(
+                f64::from(registrations_per_hour),
+                f64::from(registrations_per_hour) / 3600.0,
+            ),
+            remote_turns: Vec::new(),
+            remote: HashSet::new(),
+            remote_everything: false,
+            ended: HashMap::new(),
+            failure: None,
+            healthy: Arc::new(AtomicBool::new(true)),
+            stopping: None,
+            elsewhere: Elsewhere::default(),
+            to_announce: Vec::new(),
+        };
+        for now in live {
+            let game = ServerGame::from_stored(&now.game).map_err(StoreError::Corrupt)?;
+            let remaining = remaining(&now, &game);
+            let id = game.id.clone();
+            hub.hold(LiveGame::new(game));
+            hub.arm_clock(&id, remaining);
+        }
+        Ok(hub)
+    }
+
+    /// Whether the store answers, for `/health`.
+    pub fn health(&self) -> Arc<AtomicBool> {
+        self.healthy.clone()
+    }
+
+    /// Lets a wait for a lost database end when the server stops.
+    pub fn stop_with(&mut self, stopping: watch::Receiver<bool>) {
+        self.stopping = Some(stopping);
+    }
+
+    /// Handles events until `Shutdown` or until every sender is gone. On SQLite a store error
+    /// stops the hub: what was not committed was never announced, and a restart carries on from
+    /// the store. On PostgreSQL the hub waits for the database and carries on itself.
+    pub async fn run(mut self, mut events: mpsc::Receiver<Event>) -> Result<(), StoreError> {
+        let result = self.run_batches(&mut events).await;
+        self.say_goodbye(match result {
+            Ok(()) => "the server is shutting down; reconnect later",
+            Err(_) => "the server stopped on an error; reconnect later",
+        });
+        if let Store::Postgres(store) = &mut self.store {
+            let _ = store.sign_off().await;
+        }
+        result
+    }
+
+    async fn run_batches(&mut self, events: &mut mpsc::Receiver<Event>) -> Result<(), StoreError> {
+        let shared = self.store.is_shared();
+        let mut heartbeat = tokio::time::interval(HEARTBEAT);
+        heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            let next_clock = self.clocks.peek().map(|Reverse((deadline, _))| *deadline);
+            let first = tokio::select! {
+                event = events.recv() => Some(event.unwrap_or(Event::Shutdown)),
+                () = sleep_until(next_clock) => None,
+                _ = heartbeat.tick(), if shared => {
+                    if let Err(error) = self.store.heartbeat().await {
+                        self.failure.get_or_insert(error);
+                    }
+                    None
+                }
+            };
+            let mut batch: Vec<Event> = first.into_iter().collect();
+            while !batch.is_empty() && batch.len() < MAX_BATCH {
+                match events.try_recv() {
+                    Ok(event) => batch.push(event),
+                    Err(_) => break,
+                }
+            }
+            // What other processes stored goes first: its turns are announced at once, since
+            // nothing of this batch is delivered before the batch's commit (and nothing in it
+            // can follow from them: their players have not seen them yet).
+            let (remote, local): (Vec<Event>, Vec<Event>) = batch
+                .into_iter()
+                .partition(|event| matches!(event, Event::Remote(_)));
+            for event in remote {
+                self.handle(event).await;
+            }
+            self.play_remote_turns();
+            self.expire_clocks();
+            let mut stop = false;
+            for event in local {
+                stop = self.handle(event).await;
+                if stop {
+                    break;
+                }
+            }
+            self.commit_and_deliver().await?;
+            if !self.to_announce.is_empty() {
+                let changes = std::mem::take(&mut self.to_announce);
+                if let Err(error) = self.store.announce(&changes).await {
+                    // Told again once the database is back (each entry may be told twice).
+                    self.to_announce.splice(0..0, changes);
+                    self.failure.get_or_insert(error);
+                }
+            }
+            for name in std::mem::take(&mut self.closed) {
+                if let Err(error) = self.store.withdraw_seek(&name).await {
+                    self.failure.get_or_insert(error);
+                }
+            }
+            if self.failure.is_none() && (self.remote_everything || !self.remote.is_empty()) {
+                let games = self.remote_games().await;
+                if let Err(error) = self.catch_up(games).await {
+                    self.failure.get_or_insert(error);
+                }
+            }
+            if let Some(error) = self.failure.take() {
+                if !shared {
+                    return Err(error);
+                }
+                // A statement refused on a live connection was answered as such; a lost
+                // connection is waited out.
+                if error.is_connection_lost() && !self.recover(error).await {
+                    return Ok(());
+                }
+            }
+            if stop {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Handles one event; `true` to stop.
+    async fn handle(&mut self, event: Event) -> bool {
+        match event {
+            Event::Connected {
+                conn,
+                outbox,
+                address,
+            } => {
+                let connection = Connection {
+                    outbox,
+                    address,
+                    player: None,
+                    welcomed: false,
+                };
+                self.connections.insert(conn, connection);
+            }
+            Event::Frame { conn, frame } => match frame {
+                Ok(frame) => self.handle_frame(conn, frame).await,
+                Err(refused) => self.refuse(conn, refused),
+            },
+            Event::Disconnected { conn } => self.disconnect(conn).await,
+            Event::Resident { conn, name } => {
+                if let Err(refused) = self.sign_in_resident(conn, &name).await {
+                    self.refuse(conn, refused);
+                }
+            }
+            Event::Query { query, reply } => {
+                let delivery = self.answer(query, reply).await;
+                self.deliver_later(None, delivery);
+            }
+            Event::Remote(Remote::Changes { from, changes }) => {
+                for change in changes {
+                    match change {
+                        Change::Turn { game, ply, point } => self.remote_turns.push((game, ply, point)),
+                        Change::Game(game) => {
+                            self.remote.insert(game);
+                        }
+                        Change::Presence { player, here } => self.told_presence(&from, &player, here),
+                        Change::WhoIsHere => self.announce_everyone_here(),
+                    }
+                }
+            }
+            Event::Remote(Remote::Everything) => self.remote_everything = true,
+            Event::Remote(Remote::Listening) => {
+                self.remote_everything = true;
+                // What the others said while this process was not listening is lost: they are
+                // asked again, and told again who is here (they may have taken it for dead).
+                self.elsewhere.told_before_reconnecting();
+                self.to_announce.push(Change::WhoIsHere);
+                self.announce_everyone_here();
+            }
+            Event::Remote(Remote::Alive(alive)) => {
+                for (key, connected) in self.elsewhere.report_alive(&alive) {
+                    if !self.players.contains_key(&key) {
+                        self.tell_presence(&key, connected);
+                    }
+                }
+            }
+            Event::Shutdown => return true,
+        }
+        false
+    }
+
+    async fn handle_frame(&mut self, conn: ConnId, frame: ClientFrame) {
+        let Some(connection) = self.connections.get(&conn) else {
+            return;
+        };
+        let player = connection.player.clone();
+        let result = match (frame, player) {
+            (ClientFrame::Ping { t }, _) => {
+                self.pong(conn, &t);
+                Ok(())
+            }
+            (ClientFrame::Hello { name, token, bot }, None) => self.hello(conn, &name, token, bot).await,
+            (ClientFrame::Hello { .. }, Some(player)) => Err(Refused::bad_request(format!(
+                "already signed in as {}",
+                self.players[&player].record.name
+            ))),
+            (_, None) => Err(Refused::bad_request(
+                "say hello first: {\"type\":\"hello\",\"name\":...}",
+            )),
+            (
+                ClientFrame::Seek {
+                    sizes,
+                    color,
+                    opponent,
+                },
+                Some(player),
+            ) => self.seek(&player, sizes, color, opponent).await,
+            (ClientFrame::Cancel, Some(player)) => {
+                let name = self.players[&player].record.name.clone();
+                match self.store.cancel_seek(&name).await {
+                    Ok(()) => {
+                        self.tell_player(&player, &ServerMessage::Cancelled);
+                        Ok(())
+                    }
+                    Err(error) => Err(self.lost(error)),
+                }
+            }
+            (ClientFrame::Move { game, ply, point }, Some(player)) => {
+                self.turn(conn, &player, &game, ply, Some(&point)).await
+            }
+            (ClientFrame::Pass { game, ply }, Some(player)) => {
+                self.turn(conn, &player, &game, ply, None).await
+            }
+            (ClientFrame::Resign { game }, Some(player)) => self.resign(conn, &player, &game).await,
+            (ClientFrame::Sync { game }, Some(_)) => self.send_state(conn, &game).await,
+        };
+        if let Err(refused) = result {
+            self.refuse(conn, refused);
+        }
+    }
+
+    /// Notes a store error (the hub recovers or stops after this batch) and what the request
+    /// that met it is told.
+    fn lost(&mut self, error: StoreError) -> Refused {
+        let refused = Refused::new(
+            ErrorCode::Unavailable,
+            format!("the server cannot reach its records ({error}); try again later"),
+        );
+        self.failure.get_or_insert(error);
+        refused
+    }
+
+    fn move_time_ms(&self) -> u64 {
+        self.move_time.as_millis().try_into().unwrap_or(u64::MAX)
+    }
+}
+
+mod clocks;
+mod commit;
+mod connections;
+mod pairing;
+mod presence;
+mod queries;
+mod remote;
+mod sign_in;
+#[cfg(test)]
+mod tests;
+mod turns;

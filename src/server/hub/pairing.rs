@@ -1,0 +1,75 @@
+//! Pairing: a seek is stored, or paired with a waiting one into a new game.
+
+use std::time::Duration;
+
+use crate::auth;
+use crate::game::ServerGame;
+use crate::lobby::Seek;
+use crate::protocol::{sizes_value, GameState, Opponent, Refused, SeekColor, ServerMessage};
+use crate::store::Write;
+
+use super::turns::player_keys;
+use super::{Hub, LiveGame};
+
+impl Hub {
+    pub(super) async fn seek(
+        &mut self,
+        player: &str,
+        sizes: Vec<usize>,
+        color: SeekColor,
+        opponent: Opponent,
+    ) -> Result<(), Refused> {
+        let record = &self.players[player].record;
+        let seek = Seek {
+            name: record.name.clone(),
+            sizes: sizes.clone(),
+            color,
+            opponent,
+            bot: record.bot,
+        };
+        let move_time_ms = self.move_time_ms();
+        let paired = self
+            .store
+            .pair(seek, |pairing| {
+                ServerGame::new(
+                    auth::new_game_id(),
+                    pairing.size,
+                    pairing.black,
+                    pairing.white,
+                    move_time_ms,
+                )
+                .with_bots(pairing.bots)
+                .stored()
+            })
+            .await
+            .map_err(|error| self.lost(error))?;
+        let Some(paired) = paired else {
+            self.tell_player(
+                player,
+                &ServerMessage::Seeking {
+                    size: sizes_value(&sizes),
+                    color: color.name(),
+                    opponent: opponent.name(),
+                },
+            );
+            return Ok(());
+        };
+        let game = ServerGame::from_stored(&paired.game).expect("a new game of a server size");
+        let start = ServerMessage::Start {
+            game: GameState::of(&game, game.move_time_ms).with_connected(|name| self.is_connected_name(name)),
+        }
+        .to_json();
+        let id = game.id.clone();
+        let players = player_keys(&game);
+        self.hold(LiveGame::new(game));
+        if paired.stored {
+            self.tell_both(players, start, None);
+            self.arm_clock(&id, Duration::from_millis(move_time_ms));
+        } else {
+            let write = self.write(Write::NewGame(paired.game), None);
+            self.tell_both(players, start, Some(write));
+            self.clocks_to_start.push((id, write));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,244 @@
+//! Changes from the other processes on a shared database, and recovery from a lost one.
+
+use std::collections::HashSet;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::game::ServerGame;
+use crate::protocol::{GameState, ServerMessage};
+use crate::store::{GameNow, StoreError};
+
+use super::clocks::remaining;
+use super::turns::{played_message, player_keys};
+use super::{Hub, LiveGame, MAX_RECONNECT_WAIT};
+
+impl Hub {
+    /// Waits for a lost database to come back (if the connection was lost), then reads every
+    /// game again. `false` if the server began stopping meanwhile.
+    pub(super) async fn recover(&mut self, error: StoreError) -> bool {
+        self.healthy.store(false, Ordering::Relaxed);
+        let mut lost = error.is_connection_lost();
+        if lost {
+            eprintln!("gokata serve: lost the database ({error}); reconnecting");
+        } else {
+            eprintln!("gokata serve: the database refused a batch ({error}); reading every game again");
+        }
+        let mut wait = Duration::from_millis(50);
+        let mut must_reconnect = lost;
+        loop {
+            if must_reconnect {
+                if !self.pause(wait).await {
+                    return false;
+                }
+                wait = (wait * 2).min(MAX_RECONNECT_WAIT);
+                if self.store.reconnect().await.is_err() {
+                    continue;
+                }
+            }
+            self.remote_everything = true;
+            let games = self.remote_games().await;
+            let read = match self.failure.take() {
+                Some(error) => Err(error),
+                None => self.catch_up(games).await,
+            };
+            match read {
+                Ok(()) => break,
+                Err(error) if error.is_connection_lost() => {
+                    lost = true;
+                    must_reconnect = true;
+                }
+                Err(error) => {
+                    // Not a lost connection: trying again would fail the same way.
+                    eprintln!("gokata serve: could not read the games again ({error})");
+                    break;
+                }
+            }
+        }
+        self.remote_everything = false;
+        self.failure = None;
+        self.healthy.store(true, Ordering::Relaxed);
+        if lost {
+            eprintln!("gokata serve: the database is back");
+            // The others may have taken this process for dead meanwhile.
+            self.announce_everyone_here();
+        }
+        true
+    }
+
+    /// Sleeps `wait`; `false` if the server began stopping meanwhile.
+    pub(super) async fn pause(&mut self, wait: Duration) -> bool {
+        let Some(stopping) = self.stopping.as_mut() else {
+            tokio::time::sleep(wait).await;
+            return true;
+        };
+        let stopped = tokio::select! {
+            () = tokio::time::sleep(wait) => false,
+            _ = stopping.wait_for(|stopping| *stopping) => true,
+        };
+        !stopped && !*stopping.borrow()
+    }
+
+    /// Plays the turns other processes told of, in order, on the games as this process holds
+    /// them, and announces each to its players here. A turn that does not follow what this
+    /// process holds (a notification was missed, or the game is new here) has its game read
+    /// instead.
+    pub(super) fn play_remote_turns(&mut self) {
+        for (game_id, ply, point) in std::mem::take(&mut self.remote_turns) {
+            let Some(live) = self.games.get_mut(&game_id) else {
+                self.remote.insert(game_id);
+                continue;
+            };
+            let known = live.game.moves().len();
+            if known > ply {
+                continue; // told twice: a catch-up read it already
+            }
+            if live.dirty || live.game.is_over() || known < ply {
+                self.remote.insert(game_id);
+                continue;
+            }
+            let color = live.game.to_move();
+            let Ok(turn) = live.game.play(color, ply, point.as_deref()) else {
+                live.dirty = true;
+                self.remote.insert(game_id);
+                continue;
+            };
+            live.announced = live.game.moves().len();
+            let move_time = Duration::from_millis(live.game.move_time_ms);
+            let text: Arc<str> = played_message(&live.game, &turn).into();
+            let players = player_keys(&live.game);
+            for player in players {
+                self.send_to_player(&player, &text);
+            }
+            // The result of a last pass comes as a change of its own, read with its records.
+            if turn.result.is_none() {
+                self.arm_clock(&game_id, move_time);
+            }
+        }
+    }
+
+    /// The games other processes changed, taking them from the batch's list. `Everything`
+    /// stays asked for if the live games cannot be listed.
+    pub(super) async fn remote_games(&mut self) -> Vec<String> {
+        let mut games: HashSet<String> = std::mem::take(&mut self.remote);
+        if self.remote_everything {
+            match self.store.live_game_ids().await {
+                Ok(live) => {
+                    self.remote_everything = false;
+                    games.extend(live);
+                    games.extend(self.games.keys().cloned());
+                }
+                Err(error) => {
+                    self.failure.get_or_insert(error);
+                }
+            }
+        }
+        games.into_iter().collect()
+    }
+
+    /// Brings these games up to the store: turns and results another process stored are
+    /// announced to this process's players, in order and once, and a game new to this
+    /// process is started for its players here.
+    pub(super) async fn catch_up(&mut self, games: Vec<String>) -> Result<(), StoreError> {
+        let known: Vec<(String, usize)> = games
+            .into_iter()
+            .map(|id| {
+                let from = match self.games.get(&id) {
+                    Some(live) if !live.dirty => live.game.moves().len(),
+                    _ => 0,
+                };
+                (id, from)
+            })
+            .collect();
+        if known.is_empty() {
+            return Ok(());
+        }
+        for now in self.store.games_now(&known).await? {
+            self.apply(now).await?;
+        }
+        Ok(())
+    }
+
+    pub(super) async fn apply(&mut self, now: GameNow) -> Result<(), StoreError> {
+        let corrupt = |problem: String| StoreError::Corrupt(problem);
+        let id = now.game.id.clone();
+        if !self.games.contains_key(&id) {
+            if now.game.result.is_some() {
+                return Ok(()); // a game this process never had: nobody here waits for it
+            }
+            // Started here as it began, and its turns announced one by one below.
+            self.begin_remote_game(&now)?;
+        }
+        let live = self.games.remove(&id).expect("checked above");
+        let queued = live.queued;
+        let (mut game, first_ply, new_turns) = if live.dirty {
+            // Replayed from the start; what this process announced already is not again.
+            let announced = live.announced.min(now.game.moves.len());
+            let mut known = now.game.clone();
+            known.moves.truncate(announced);
+            known.result = None;
+            let game = ServerGame::from_stored(&known).map_err(corrupt)?;
+            (game, announced, &now.game.moves[announced..])
+        } else {
+            (live.game, now.first_ply, &now.game.moves[..])
+        };
+        for (offset, point) in new_turns.iter().enumerate() {
+            let ply = first_ply + offset;
+            let color = game.to_move();
+            let turn = game
+                .play(color, ply, point.as_deref())
+                .map_err(|refusal| corrupt(format!("game {id} turn {ply}: {refusal:?}")))?;
+            let text: Arc<str> = played_message(&game, &turn).into();
+            for player in player_keys(&game) {
+                self.send_to_player(&player, &text);
+            }
+        }
+        if let (Some(result), Some(records)) = (now.game.result, &now.records) {
+            game.set_result(result);
+            self.announce_over(&game, result, records);
+            return Ok(());
+        }
+        let remaining = remaining(&now, &game);
+        let mut rebuilt = LiveGame::new(game);
+        // Its entry in `clocks` stays: one entry per game, however often it changes.
+        rebuilt.queued = queued;
+        self.hold(rebuilt);
+        self.arm_clock(&id, remaining);
+        Ok(())
+    }
+
+    /// A game another process paired: `start` to its players here, as the game began (any
+    /// turns it has already are announced after it, each with its `played`).
+    pub(super) fn begin_remote_game(&mut self, now: &GameNow) -> Result<(), StoreError> {
+        let mut first = now.game.clone();
+        first.moves.clear();
+        first.result = None;
+        let game = ServerGame::from_stored(&first).map_err(StoreError::Corrupt)?;
+        let remaining = remaining(now, &game);
+        let start: Arc<str> = ServerMessage::Start {
+            game: GameState::of(&game, remaining.as_millis() as u64)
+                .with_connected(|name| self.is_connected_name(name)),
+        }
+        .to_json()
+        .into();
+        for player in player_keys(&game) {
+            self.send_to_player(&player, &start);
+        }
+        let id = game.id.clone();
+        self.hold(LiveGame::new(game));
+        self.arm_clock(&id, remaining);
+        Ok(())
+    }
+
+    /// Holds a live game, new or rebuilt (which keeps its place in the order of games).
+    pub(super) fn hold(&mut self, mut live: LiveGame) {
+        live.order = match self.games.get(&live.game.id) {
+            Some(held) => held.order,
+            None => {
+                self.games_held += 1;
+                self.games_held
+            }
+        };
+        self.games.insert(live.game.id.clone(), live);
+    }
+}

@@ -1,0 +1,120 @@
+//! Turns: moves, passes and resignations, checked against the game and queued for the batch's commit.
+
+use gokata_engine::Color;
+
+use crate::auth;
+use crate::game::{EndReason, GameResult, Refusal, ServerGame, Turn};
+use crate::protocol::{ErrorCode, Refused, ServerMessage};
+use crate::store::Write;
+
+use super::{ConnId, Delivery, Hub};
+
+impl Hub {
+    /// A move (`point`) or a pass (`None`) by `player` in `game_id` as turn `ply`.
+    pub(super) async fn turn(
+        &mut self,
+        conn: ConnId,
+        player: &str,
+        game_id: &str,
+        ply: usize,
+        point: Option<&str>,
+    ) -> Result<(), Refused> {
+        let color = self.player_color(player, game_id).await?;
+        let Some(live) = self.games.get_mut(game_id).filter(|live| !live.game.is_over()) else {
+            return self.send_state(conn, game_id).await;
+        };
+        match live.game.play(color, ply, point) {
+            Ok(turn) => {
+                self.record_turn(conn, game_id, turn);
+                Ok(())
+            }
+            Err(Refusal::Stale) => self.send_state(conn, game_id).await,
+            Err(Refusal::NotYourTurn) => Err(Refused::new(
+                ErrorCode::NotYourTurn,
+                format!("it is {}'s turn, not {}'s", live.game.to_move(), color),
+            )
+            .in_game(game_id)),
+            Err(Refusal::Malformed(message)) => Err(Refused::bad_request(message).in_game(game_id)),
+            Err(Refusal::Illegal { reason, message }) => {
+                let mut refused = Refused::new(ErrorCode::IllegalMove, message).in_game(game_id);
+                refused.reason = Some(reason);
+                Err(refused)
+            }
+        }
+    }
+
+    pub(super) fn record_turn(&mut self, conn: ConnId, game_id: &str, turn: Turn) {
+        let write = self.write(
+            Write::Turn {
+                game: game_id.to_string(),
+                ply: turn.ply,
+                point: turn.point.clone(),
+            },
+            Some(conn),
+        );
+        let live = &self.games[game_id];
+        let played = played_message(&live.game, &turn);
+        let players = player_keys(&live.game);
+        self.tell_both(players, played, Some(write));
+        match turn.result {
+            Some(result) => self.finish(game_id, result, Some(conn)),
+            None => self.clocks_to_start.push((game_id.to_string(), write)),
+        }
+        if let Some(live) = self.games.get_mut(game_id) {
+            live.deadline = None;
+        }
+    }
+
+    pub(super) async fn resign(&mut self, conn: ConnId, player: &str, game_id: &str) -> Result<(), Refused> {
+        let color = self.player_color(player, game_id).await?;
+        match self
+            .games
+            .get_mut(game_id)
+            .and_then(|live| live.game.end(color, EndReason::Resign))
+        {
+            Some(result) => {
+                self.finish(game_id, result, Some(conn));
+                Ok(())
+            }
+            None => self.send_state(conn, game_id).await,
+        }
+    }
+
+    /// Stores the result and announces `over` once the records are committed.
+    pub(super) fn finish(&mut self, game_id: &str, result: GameResult, origin: Option<ConnId>) {
+        let plies = self.games.get(game_id).map_or(0, |live| live.game.moves().len());
+        let write = self.write(
+            Write::Finish {
+                game: game_id.to_string(),
+                result,
+                plies,
+            },
+            origin,
+        );
+        self.deliver_later(
+            Some(write),
+            Delivery::Over {
+                game: game_id.to_string(),
+                result,
+            },
+        );
+    }
+}
+
+pub(super) fn played_message(game: &ServerGame, turn: &Turn) -> String {
+    ServerMessage::Played {
+        game: &game.id,
+        ply: turn.ply,
+        color: turn.color.name(),
+        point: turn.point.as_deref(),
+        captured: &turn.captured,
+        to_move: game.to_move().name(),
+        remaining_ms: game.move_time_ms,
+    }
+    .to_json()
+}
+
+/// The keys of a game's two players, black first.
+pub(super) fn player_keys(game: &ServerGame) -> [String; 2] {
+    [Color::Black, Color::White].map(|color| auth::name_key(game.player(color)))
+}
