@@ -13,10 +13,10 @@
 //! can run it on paused time.
 //!
 //! This module holds the hub's state and its loop (a batch: events handled, committed,
-//! delivered); its jobs are modules of their own: [`sign_in`], [`pairing`], [`turns`],
-//! [`clocks`], [`commit`] (the commit and what it lets be delivered), [`remote`] (the other
-//! processes' changes, and a lost database), [`queries`] (the HTTP API and game states),
-//! [`connections`] and [`presence`].
+//! delivered); its jobs are modules of their own: `sign_in`, `pairing`, `turns`,
+//! `clocks`, `commit` (the commit and what it lets be delivered), `remote` (the other
+//! processes' changes, and a lost database), `queries` (the HTTP API and game states),
+//! `connections` and `presence`.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
