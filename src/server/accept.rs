@@ -26,6 +26,7 @@ use tokio::sync::watch;
 use tokio::time::{Instant, Sleep};
 use tower::ServiceExt;
 
+use super::http::too_many_connections;
 use super::limits::{ConnectionCounts, ConnectionGuard};
 
 /// The time a new connection has to send its first request whole.
@@ -38,7 +39,17 @@ pub const IDLE_TIME: Duration = Duration::from_secs(75);
 pub struct GuardedListener {
     listener: TcpListener,
     counts: ConnectionCounts,
+    /// Connections over the limit being told so: as many more per address at most, and any
+    /// beyond those dropped unanswered.
+    refusals: ConnectionCounts,
     per_address: Option<usize>,
+}
+
+/// Whether an accepted connection is served, or told that its address is over the limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Admission {
+    Admitted,
+    OverLimit(usize),
 }
 
 impl GuardedListener {
@@ -50,13 +61,14 @@ impl GuardedListener {
         GuardedListener {
             listener,
             counts,
+            refusals: ConnectionCounts::default(),
             per_address,
         }
     }
 }
 
 impl GuardedListener {
-    pub async fn accept(&mut self) -> (GuardedStream, SocketAddr) {
+    pub async fn accept(&mut self) -> (GuardedStream, SocketAddr, Admission) {
         loop {
             let (stream, peer) = match self.listener.accept().await {
                 Ok(accepted) => accepted,
@@ -66,16 +78,19 @@ impl GuardedListener {
                     continue;
                 }
             };
-            let guard = match self.per_address {
+            let (guard, admission) = match self.per_address {
                 Some(limit) => match self.counts.open(peer.ip(), limit) {
-                    Some(guard) => Some(guard),
-                    None => continue, // dropped: over the limit
+                    Some(guard) => (Some(guard), Admission::Admitted),
+                    None => match self.refusals.open(peer.ip(), limit) {
+                        Some(refusing) => (Some(refusing), Admission::OverLimit(limit)),
+                        None => continue, // dropped: refusing as many already
+                    },
                 },
-                None => None,
+                None => (None, Admission::Admitted),
             };
             // No Nagle: a `played` must not wait for the client's delayed ACK of the last frame.
             let _ = stream.set_nodelay(true);
-            return (GuardedStream::new(stream, guard), peer);
+            return (GuardedStream::new(stream, guard), peer, admission);
         }
     }
 }
@@ -89,14 +104,35 @@ pub struct Peer(pub IpAddr);
 /// WebSockets are the hub's to close).
 pub async fn serve(mut listener: GuardedListener, app: Router, mut stopping: watch::Receiver<bool>) {
     loop {
-        let (stream, peer) = tokio::select! {
+        let (stream, peer, admission) = tokio::select! {
             accepted = listener.accept() => accepted,
             _ = stopping.wait_for(|stopping| *stopping) => return,
         };
-        let app = app.clone();
-        let stopping = stopping.clone();
-        tokio::spawn(serve_connection(stream, Peer(peer.ip()), app, stopping));
+        match admission {
+            Admission::Admitted => {
+                let app = app.clone();
+                let stopping = stopping.clone();
+                tokio::spawn(serve_connection(stream, Peer(peer.ip()), app, stopping));
+            }
+            Admission::OverLimit(limit) => {
+                tokio::spawn(refuse_connection(stream, peer.ip(), limit));
+            }
+        }
     }
+}
+
+/// Answers a connection over its address's limit with HTTP 429 and `Retry-After` (whatever it
+/// asks, an upgrade to WebSocket included), then closes it.
+async fn refuse_connection(stream: GuardedStream, address: IpAddr, limit: usize) {
+    let service = hyper::service::service_fn(move |_request: Request<Incoming>| async move {
+        Ok::<_, std::convert::Infallible>(too_many_connections(address, limit))
+    });
+    let mut builder = http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(REQUEST_TIME)
+        .keep_alive(false);
+    let _ = builder.serve_connection(TokioIo::new(stream), service).await;
 }
 
 async fn serve_connection(
@@ -223,7 +259,8 @@ mod tests {
         let address = listener.local_addr().unwrap();
         let mut guarded = GuardedListener::new(listener, ConnectionCounts::default(), per_address);
         let client = TcpStream::connect(address).await.unwrap();
-        let (stream, _) = guarded.accept().await;
+        let (stream, _, admission) = guarded.accept().await;
+        assert_eq!(admission, Admission::Admitted);
         (guarded, client, stream)
     }
 
@@ -271,25 +308,29 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn connections_over_the_limit_are_dropped_at_once() {
+    async fn connections_over_the_limit_are_refused_as_many_more_at_most() {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
         let mut guarded = GuardedListener::new(listener, ConnectionCounts::default(), Some(1));
         let _first_client = TcpStream::connect(address).await.unwrap();
-        let (first, _) = guarded.accept().await;
-        let mut second_client = TcpStream::connect(address).await.unwrap();
+        let (first, _, admission) = guarded.accept().await;
+        assert_eq!(admission, Admission::Admitted);
+        // The second is over the limit: accepted to be told so.
+        let _second_client = TcpStream::connect(address).await.unwrap();
+        let (second, _, admission) = guarded.accept().await;
+        assert_eq!(admission, Admission::OverLimit(1));
+        // The third finds the refusals full too: dropped unread while the others are open.
         let mut third_client = TcpStream::connect(address).await.unwrap();
         let accepting = tokio::spawn(async move {
             let accepted = guarded.accept().await;
             (guarded, accepted)
         });
-        // The second and third are dropped unread while the first is open.
         let mut buffer = [0u8; 1];
-        assert_eq!(second_client.read(&mut buffer).await.unwrap_or(0), 0);
         assert_eq!(third_client.read(&mut buffer).await.unwrap_or(0), 0);
-        drop(first);
+        drop((first, second));
         let _fourth_client = TcpStream::connect(address).await.unwrap();
-        let (_guarded, (_fourth, peer)) = accepting.await.unwrap();
+        let (_guarded, (_fourth, peer, admission)) = accepting.await.unwrap();
         assert!(peer.ip().is_loopback());
+        assert_eq!(admission, Admission::Admitted);
     }
 }

@@ -96,6 +96,21 @@ fn too_many(message: String) -> Response {
     json(StatusCode::TOO_MANY_REQUESTS, error_body(&message))
 }
 
+/// How long a client over its connections is told to wait: one of them may close meanwhile.
+const CONNECTIONS_RETRY_AFTER_SECONDS: u64 = 5;
+
+/// A connection from an address that has `limit` open already: 429, with `Retry-After`.
+pub fn too_many_connections(address: IpAddr, limit: usize) -> Response {
+    let seconds = CONNECTIONS_RETRY_AFTER_SECONDS;
+    let mut response = too_many(format!(
+        "more than {limit} connections from {address}: close one, or try again in {seconds} s"
+    ));
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, header::HeaderValue::from(seconds));
+    response
+}
+
 /// The API's requests, a bucket per client address: 429 when it is empty.
 async fn rate_limited(
     State(state): State<AppState>,
@@ -136,12 +151,7 @@ async fn upgrade(
     let guard = if state.limits.behind_proxy {
         match state.sockets.open(address, state.limits.connections_per_address) {
             Some(guard) => Some(guard),
-            None => {
-                return too_many(format!(
-                    "more than {} connections from {address}",
-                    state.limits.connections_per_address
-                ))
-            }
+            None => return too_many_connections(address, state.limits.connections_per_address),
         }
     } else {
         None
