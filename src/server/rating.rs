@@ -127,6 +127,34 @@ pub fn rank_label(rank: f64) -> String {
     }
 }
 
+/// What a handicap stone is worth in ranks on a board of this size (1 on 19x19, 3 on 13x13, 6
+/// on 9x9).
+fn stone_worth(size: usize) -> f64 {
+    match size {
+        9 => 6.0,
+        13 => 3.0,
+        _ => 1.0,
+    }
+}
+
+/// The handicap stones between two players whose ranks (as real numbers) differ by
+/// `rank_difference`: `floor(difference / worth)` at most 9 (5 on 9x9); 0 or 1 is an even game.
+pub fn handicap_stones(rank_difference: f64, size: usize) -> u32 {
+    let most = if size == 9 { 5.0 } else { 9.0 };
+    let stones = (rank_difference.abs() / stone_worth(size)).floor().min(most);
+    if stones < 2.0 {
+        0
+    } else {
+        stones as u32
+    }
+}
+
+/// The rating black counts as in a handicap game's update: that of its rank raised by the
+/// stones' worth (white counts as its own rating).
+pub fn handicapped_rating(rating: f64, stones: u32, size: usize) -> f64 {
+    rating_of(rank_of(rating) + f64::from(stones) * stone_worth(size))
+}
+
 /// Glicko-2's `g`, which weighs a result by how well the opponent's rating is known.
 fn g(phi: f64) -> f64 {
     1.0 / (1.0 + 3.0 * phi * phi / (std::f64::consts::PI * std::f64::consts::PI)).sqrt()
@@ -240,6 +268,53 @@ mod tests {
         };
         let after = beginner.after_game(extreme, 0.0);
         assert!(after.rating >= 100.0 && after.deviation <= 500.0 && after.volatility <= 0.15);
+    }
+
+    #[test]
+    fn handicap_stones_from_the_rank_difference_on_each_size() {
+        let cases = [
+            (0.9, 19, 0),
+            (1.99, 19, 0),
+            (2.0, 19, 2),
+            (-3.7, 19, 3),
+            (12.0, 19, 9),
+            (5.99, 13, 0),
+            (6.0, 13, 2),
+            (27.5, 13, 9),
+            (11.99, 9, 0),
+            (12.0, 9, 2),
+            (29.9, 9, 4),
+            (30.0, 9, 5),
+            (60.0, 9, 5),
+        ];
+        for (difference, size, stones) in cases {
+            assert_eq!(
+                handicap_stones(difference, size),
+                stones,
+                "{difference} on {size}x{size}"
+            );
+        }
+    }
+
+    #[test]
+    fn black_counts_as_its_rank_raised_by_the_stones() {
+        let rating = 1200.0;
+        assert!(close(handicapped_rating(rating, 0, 19), rating, 1e-9));
+        assert!(close(
+            rank_of(handicapped_rating(rating, 3, 19)),
+            rank_of(rating) + 3.0,
+            1e-9
+        ));
+        assert!(close(
+            rank_of(handicapped_rating(rating, 2, 13)),
+            rank_of(rating) + 6.0,
+            1e-9
+        ));
+        assert!(close(
+            rank_of(handicapped_rating(rating, 2, 9)),
+            rank_of(rating) + 12.0,
+            1e-9
+        ));
     }
 
     #[test]
