@@ -158,6 +158,17 @@ pub enum ClientFrame {
     Ping {
         t: Value,
     },
+    /// Follow a game: its state, then its every `played`, `over` and `presence` (no `hello`
+    /// needed).
+    Watch {
+        game: String,
+    },
+    Unwatch {
+        game: String,
+    },
+    /// Follow the lobby: its lists, then again whenever they change (at most once a second).
+    WatchLobby,
+    UnwatchLobby,
 }
 
 impl ClientFrame {
@@ -223,9 +234,18 @@ impl ClientFrame {
             "ping" => ClientFrame::Ping {
                 t: fields.0.get("t").cloned().unwrap_or(Value::Null),
             },
+            "watch" => ClientFrame::Watch {
+                game: game()?.to_string(),
+            },
+            "unwatch" => ClientFrame::Unwatch {
+                game: game()?.to_string(),
+            },
+            "watch_lobby" => ClientFrame::WatchLobby,
+            "unwatch_lobby" => ClientFrame::UnwatchLobby,
             other => {
                 return Err(Refused::bad_request(format!(
-                    "unknown frame type {other:?}: expected hello, seek, cancel, move, pass, resign, sync or ping"
+                    "unknown frame type {other:?}: expected hello, seek, cancel, move, pass, resign, \
+                     sync, ping, watch, unwatch, watch_lobby or unwatch_lobby"
                 )))
             }
         };
@@ -560,6 +580,19 @@ pub enum ServerMessage<'a> {
         t: &'a Value,
         server_ms: u64,
     },
+    /// After `unwatch`: nothing more of the game comes.
+    Unwatched {
+        game: &'a str,
+    },
+    /// The lobby's lists: the seeks waiting (as `/api/seeks`) and the games being played (as
+    /// `/api/games`, with their `total`).
+    Lobby {
+        seeks: &'a Value,
+        games: &'a Value,
+        total: usize,
+    },
+    /// After `unwatch_lobby`.
+    UnwatchedLobby,
     Error(&'a Refused),
     Goodbye {
         reason: &'a str,
@@ -658,6 +691,22 @@ mod tests {
             ClientFrame::parse(r#"{"type":"ping"}"#),
             Ok(ClientFrame::Ping { t: Value::Null })
         );
+        assert_eq!(
+            ClientFrame::parse(r#"{"type":"watch","game":"g"}"#),
+            Ok(ClientFrame::Watch { game: "g".into() })
+        );
+        assert_eq!(
+            ClientFrame::parse(r#"{"type":"unwatch","game":"g"}"#),
+            Ok(ClientFrame::Unwatch { game: "g".into() })
+        );
+        assert_eq!(
+            ClientFrame::parse(r#"{"type":"watch_lobby"}"#),
+            Ok(ClientFrame::WatchLobby)
+        );
+        assert_eq!(
+            ClientFrame::parse(r#"{"type":"unwatch_lobby"}"#),
+            Ok(ClientFrame::UnwatchLobby)
+        );
     }
 
     #[test]
@@ -679,6 +728,8 @@ mod tests {
         assert!(refused(r#"{"type":"move","game":"g","ply":1.5,"point":"5E"}"#).contains("1.5"));
         assert!(refused(r#"{"type":"move","game":7,"ply":1,"point":"5E"}"#).contains("'game'"));
         assert!(refused(r#"{"type":"pass","game":"g"}"#).contains("'ply'"));
+        assert!(refused(r#"{"type":"watch"}"#).contains("'game'"));
+        assert!(refused(r#"{"type":"unwatch","game":1}"#).contains("'game'"));
         assert!(refused(r#"{"type":"pass","game":"g","ply":1e400}"#).contains("not JSON"));
         assert_eq!(
             ClientFrame::parse(r#"{"type":"pass","game":"g","ply":99999999999999999999}"#),

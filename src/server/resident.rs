@@ -115,7 +115,7 @@ pub async fn play(resident: Resident, events: mpsc::Sender<Event>, move_time: Du
                         break;
                     }
                 }
-                Some(Outgoing::SignedIn) => {}
+                Some(Outgoing::SignedIn | Outgoing::Watching) => {}
                 Some(Outgoing::Close(..)) | None => break,
             },
             Some(decided) = decisions.recv() => player.on_decided(decided).await,

@@ -33,7 +33,8 @@ const FRAMES_PER_SECOND: f64 = 100.0;
 /// How long the writer may take to flush the last messages after the reader stops, and how
 /// long a client that is being closed has to answer the close frame.
 const FLUSH_TIME: Duration = Duration::from_secs(2);
-/// A connection must be signed in (a `hello` that got `welcome`) this soon after it opens.
+/// A connection must be signed in (a `hello` that got `welcome`), or watch a game or the lobby
+/// (a `watch` or `watch_lobby` answered), this soon after it opens.
 pub const HELLO_TIME: Duration = Duration::from_secs(10);
 /// How often the server pings: well within the silence a connection is allowed
 /// (`accept::IDLE_TIME`), so that a client that answers pings is never taken for gone.
@@ -77,8 +78,8 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, holding: Holding
             let _ = outbox.try_send(Outgoing::Close(code, reason));
         }
     };
-    // Set by the writer when the hub says the player is signed in: a refused hello does not
-    // stop the clock of HELLO_TIME.
+    // Set by the writer when the hub says the player is signed in, or that the connection
+    // watches a game or the lobby: a refused hello does not stop the clock of HELLO_TIME.
     let signed_in = Arc::new(AtomicBool::new(false));
     let signed_in_by_writer = signed_in.clone();
     let mut writer = tokio::spawn(async move {
@@ -97,7 +98,7 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, holding: Holding
                 }
             };
             let frame = match message {
-                Outgoing::SignedIn => {
+                Outgoing::SignedIn | Outgoing::Watching => {
                     signed_in_by_writer.store(true, Ordering::Relaxed);
                     continue;
                 }
@@ -140,7 +141,7 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, holding: Holding
                     continue;
                 }
                 let refused = Refused::bad_request(format!(
-                    "no hello within {} seconds: the connection is closed",
+                    "no hello (nor a watch) within {} seconds: the connection is closed",
                     HELLO_TIME.as_secs()
                 ));
                 say_and_close(refused, 1008, "no hello");

@@ -10,7 +10,7 @@ use crate::protocol::{ErrorCode, Refused, ServerMessage};
 use crate::store::{Outcome, Records, StoreError, Write};
 
 use super::turns::player_keys;
-use super::{Answer, ConnId, Delivery, Hub, LiveGame, LiveView, Outgoing, Pending};
+use super::{Answer, ConnId, Delivery, Hub, LiveGame, Outgoing, Pending};
 
 impl Hub {
     /// Commits the batch's writes, then delivers what it says, in the order handled. A game
@@ -163,8 +163,7 @@ impl Hub {
             }
             Delivery::Welcome { conn, token } => self.deliver_welcome(conn, &token),
             Delivery::State { conn, game } => {
-                if let Some(state) = self.live_view(&game, LiveView::State) {
-                    let text = format!(r#"{{"type":"state","game":{state}}}"#);
+                if let Some(text) = self.state_message(&game) {
                     self.send(conn, Outgoing::Text(text.into()));
                 }
             }
@@ -181,6 +180,16 @@ impl Hub {
                 };
                 let _ = reply.send(answer);
             }
+            Delivery::ToWatchers {
+                game,
+                players,
+                ply,
+                text,
+            } => self.tell_watchers(&game, &players, ply, &text),
+            Delivery::Watch { conn, game, stored } => self.deliver_watch(conn, &game, stored),
+            Delivery::Unwatch { conn, game } => self.deliver_unwatch(conn, &game),
+            Delivery::Lobby { conn, seeks, at } => self.deliver_lobby(conn, &seeks, at),
+            Delivery::UnwatchLobby(conn) => self.deliver_unwatch_lobby(conn),
         }
     }
 
@@ -203,9 +212,11 @@ impl Hub {
             }
         }
         let text: Arc<str> = ServerMessage::over(&game.id, result, records).into();
-        for player in player_keys(game) {
-            self.send_to_player(&player, &text);
+        let players = player_keys(game);
+        for player in &players {
+            self.send_to_player(player, &text);
         }
+        self.tell_watchers_over(&game.id, &players, &text);
     }
 
     pub(super) fn deliver_welcome(&mut self, conn: ConnId, token: &str) {

@@ -24,7 +24,9 @@ impl Hub {
     /// Drops the connection; the player's name if it was the player's last one here (its
     /// cached record goes too: the store has it).
     pub(super) fn forget_connection(&mut self, conn: ConnId) -> Option<String> {
-        let key = self.connections.remove(&conn)?.player?;
+        let connection = self.connections.remove(&conn)?;
+        self.stop_watching(conn, &connection.watching);
+        let key = connection.player?;
         let player = self.players.get_mut(&key)?;
         player.connections.retain(|&c| c != conn);
         if !player.connections.is_empty() {
@@ -80,5 +82,7 @@ impl Hub {
                 .try_send(Outgoing::Close(1012, "server restart"));
         }
         self.connections.clear();
+        self.rooms.clear();
+        self.lobby_watchers.clear();
     }
 }

@@ -16,7 +16,7 @@
 //! delivered); its jobs are modules of their own: `sign_in`, `pairing`, `turns`,
 //! `clocks`, `commit` (the commit and what it lets be delivered), `remote` (the other
 //! processes' changes, and a lost database), `queries` (the HTTP API and game states),
-//! `connections` and `presence`.
+//! `connections`, `presence` and `watching` (a game's watchers, and the lobby's).
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
@@ -34,6 +34,7 @@ use super::protocol::{ClientFrame, ErrorCode, Refused, ServerMessage};
 use super::store::{Change, PlayerRecord, Remote, Store, StoreError, Write};
 use clocks::{remaining, sleep_until};
 use presence::Elsewhere;
+use watching::LobbyWatcher;
 
 pub type ConnId = u64;
 
@@ -53,6 +54,8 @@ pub enum Outgoing {
     Text(Arc<str>),
     /// The connection's player is signed in (its `welcome` went just before).
     SignedIn,
+    /// The connection watches a game or the lobby: it stays open without a `hello`.
+    Watching,
     /// A close frame with this code and reason, after which the connection ends.
     Close(u16, &'static str),
 }
@@ -118,6 +121,11 @@ struct Connection {
     /// Whether `welcome` went out: what is told to the player before it is not sent here, since
     /// the welcome, made at delivery, has it already.
     welcomed: bool,
+    /// The games it watches, or asked to watch in the batch under way (at most
+    /// `watching::MAX_WATCHED`).
+    watching: HashSet<String>,
+    /// Whether it was told [`Outgoing::Watching`].
+    kept: bool,
 }
 
 struct Player {
@@ -184,6 +192,33 @@ enum Delivery {
         game: String,
         view: LiveView,
     },
+    /// `played` (with its `ply`) or `presence` of a game to its watchers, but those that get the
+    /// players' copy.
+    ToWatchers {
+        game: String,
+        players: [String; 2],
+        ply: Option<usize>,
+        text: Arc<str>,
+    },
+    /// A new watcher's `state`, made at delivery time from what the hub holds (or, for a game
+    /// not held here yet, as the store had it: its text and its turns).
+    Watch {
+        conn: ConnId,
+        game: String,
+        stored: Option<(String, usize)>,
+    },
+    Unwatch {
+        conn: ConnId,
+        game: String,
+    },
+    /// The lobby, its games made at delivery time: to a new lobby watcher, or (`None`) to each
+    /// lobby watcher whose last copy differs and is at least a second older than `at`.
+    Lobby {
+        conn: Option<ConnId>,
+        seeks: serde_json::Value,
+        at: Instant,
+    },
+    UnwatchLobby(ConnId),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -242,6 +277,13 @@ pub struct Hub {
     elsewhere: Elsewhere,
     /// What to tell the other processes that stores nothing: who connected here or left.
     to_announce: Vec<Change>,
+    /// The watchers of each game watched here, each with the turns it has seen (its `state`
+    /// and `played`); no entry for a game nobody here watches.
+    rooms: HashMap<String, HashMap<ConnId, usize>>,
+    /// The connections that watch the lobby.
+    lobby_watchers: HashMap<ConnId, LobbyWatcher>,
+    /// A lobby is due to its watchers, as of this tick.
+    lobby_due: Option<Instant>,
 }
 
 impl Hub {
@@ -282,6 +324,9 @@ impl Hub {
             stopping: None,
             elsewhere: Elsewhere::default(),
             to_announce: Vec::new(),
+            rooms: HashMap::new(),
+            lobby_watchers: HashMap::new(),
+            lobby_due: None,
         };
         for now in live {
             let game = ServerGame::from_stored(&now.game).map_err(StoreError::Corrupt)?;
@@ -327,10 +372,14 @@ impl Hub {
             let first = tokio::select! {
                 event = events.recv() => Some(event.unwrap_or(Event::Shutdown)),
                 () = sleep_until(next_clock) => None,
-                _ = heartbeat.tick(), if shared => {
-                    if let Err(error) = self.store.heartbeat().await {
-                        self.failure.get_or_insert(error);
+                // Also the lobby's clock, while anyone here watches it.
+                at = heartbeat.tick(), if shared || !self.lobby_watchers.is_empty() => {
+                    if shared {
+                        if let Err(error) = self.store.heartbeat().await {
+                            self.failure.get_or_insert(error);
+                        }
                     }
+                    self.lobby_due = Some(at);
                     None
                 }
             };
@@ -358,6 +407,9 @@ impl Hub {
                 if stop {
                     break;
                 }
+            }
+            if let Some(at) = self.lobby_due.take() {
+                self.lobby_tick(at).await;
             }
             self.commit_and_deliver().await?;
             if !self.to_announce.is_empty() {
@@ -408,6 +460,8 @@ impl Hub {
                     address,
                     player: None,
                     welcomed: false,
+                    watching: HashSet::new(),
+                    kept: false,
                 };
                 self.connections.insert(conn, connection);
             }
@@ -468,13 +522,23 @@ impl Hub {
                 self.pong(conn, &t);
                 Ok(())
             }
+            (ClientFrame::Watch { game }, _) => self.watch(conn, &game).await,
+            (ClientFrame::Unwatch { game }, _) => {
+                self.unwatch(conn, &game);
+                Ok(())
+            }
+            (ClientFrame::WatchLobby, _) => self.watch_lobby(conn).await,
+            (ClientFrame::UnwatchLobby, _) => {
+                self.deliver_later(None, Delivery::UnwatchLobby(conn));
+                Ok(())
+            }
             (ClientFrame::Hello { name, token, bot }, None) => self.hello(conn, &name, token, bot).await,
             (ClientFrame::Hello { .. }, Some(player)) => Err(Refused::bad_request(format!(
                 "already signed in as {}",
                 self.players[&player].record.name
             ))),
             (_, None) => Err(Refused::bad_request(
-                "say hello first: {\"type\":\"hello\",\"name\":...}",
+                "say hello first: {\"type\":\"hello\",\"name\":...} (only ping, watch and watch_lobby need none)",
             )),
             (
                 ClientFrame::Seek {
@@ -535,3 +599,4 @@ mod sign_in;
 #[cfg(test)]
 mod tests;
 mod turns;
+mod watching;

@@ -14,6 +14,7 @@ use crate::protocol::ServerMessage;
 use crate::store::Change;
 use gokata_engine::Color;
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
 
 /// Reports of the processes alive (about one a second) that a process may miss and still
 /// count again, and that what was told before a reconnection has to be told again in.
@@ -179,6 +180,7 @@ impl Hub {
     /// `presence` to the opponent in each of the player's live games.
     pub(super) fn tell_presence(&mut self, key: &str, connected: bool) {
         let mut told = Vec::new();
+        let mut watched = Vec::new();
         for live in self.games.values().filter(|live| !live.game.is_over()) {
             let game = &live.game;
             let (color, name, opponent) = if auth::name_key(&game.black) == key {
@@ -194,10 +196,15 @@ impl Hub {
                 color: color.name(),
                 connected,
             };
-            told.push((auth::name_key(opponent), message.to_json()));
+            let text: Arc<str> = message.to_json().into();
+            told.push((auth::name_key(opponent), text.clone()));
+            watched.push((game.id.clone(), text));
         }
         for (opponent, text) in told {
-            self.deliver_later(None, Delivery::ToPlayer(opponent, text.into()));
+            self.deliver_later(None, Delivery::ToPlayer(opponent, text));
+        }
+        for (game, text) in watched {
+            self.tell_watchers_later(&game, None, &text, None);
         }
     }
 }

@@ -8,14 +8,16 @@ use tokio::sync::oneshot;
 
 use crate::auth;
 use crate::game::ServerGame;
+use crate::lobby::Seek;
 use crate::protocol::{ErrorCode, GameState, GameSummary, Refused, SeekView, ServerMessage};
 use crate::store::StoreError;
 
 use super::{Answer, ConnId, Delivery, Hub, LiveGame, LiveView, Query, LISTED_GAMES};
 
 impl Hub {
-    /// The games being played, newest first: at most [`LISTED_GAMES`], and how many there are.
-    pub(super) fn live_games_listed(&self) -> String {
+    /// The games being played, newest first: at most [`LISTED_GAMES`], and how many there are
+    /// (`/api/games`, and the lobby's `games` and `total`).
+    pub(super) fn live_games(&self) -> (Value, usize) {
         let mut playing: Vec<&LiveGame> = self.games.values().filter(|live| !live.game.is_over()).collect();
         playing.sort_by_key(|live| Reverse(live.order));
         let listed: Vec<GameSummary> = playing
@@ -23,7 +25,13 @@ impl Hub {
             .take(LISTED_GAMES)
             .map(|live| GameSummary::of(&live.game))
             .collect();
-        serde_json::json!({"games": listed, "total": playing.len()}).to_string()
+        (serde_json::json!(listed), playing.len())
+    }
+
+    /// The body of `/api/games`.
+    pub(super) fn live_games_listed(&self) -> String {
+        let (games, total) = self.live_games();
+        serde_json::json!({"games": games, "total": total}).to_string()
     }
 
     /// A live game (or one that ended in this batch) as STATE JSON or an SGF record, as it is
@@ -135,10 +143,11 @@ impl Hub {
         }
         let answer = match query {
             Query::LiveGames => return Delivery::ReplyLiveGames(reply),
-            Query::Seeks => self.store.waiting_seeks().await.map(|seeks| {
-                let listed: Vec<SeekView> = seeks.iter().map(SeekView::of).collect();
-                Some(serde_json::json!({ "seeks": listed }).to_string())
-            }),
+            Query::Seeks => self
+                .store
+                .waiting_seeks()
+                .await
+                .map(|seeks| Some(serde_json::json!({ "seeks": seeks_listed(&seeks) }).to_string())),
             Query::Player(name) if auth::check_name(&name).is_err() => Ok(None),
             Query::Player(name) => match self.players.get(&auth::name_key(&name)) {
                 Some(player) => Ok(Some(player.record.clone())),
@@ -184,6 +193,12 @@ impl Hub {
         let text = ServerMessage::Pong { t, server_ms }.to_json();
         self.reply_to(conn, text);
     }
+}
+
+/// The seeks waiting, oldest first, as `/api/seeks` and the lobby list them.
+pub(super) fn seeks_listed(seeks: &[Seek]) -> Value {
+    let listed: Vec<SeekView> = seeks.iter().map(SeekView::of).collect();
+    serde_json::json!(listed)
 }
 
 pub(super) fn unknown_game(game_id: &str) -> Refused {

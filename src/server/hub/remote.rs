@@ -107,9 +107,10 @@ impl Hub {
             let move_time = Duration::from_millis(live.game.move_time_ms);
             let text: Arc<str> = played_message(&live.game, &turn).into();
             let players = player_keys(&live.game);
-            for player in players {
-                self.send_to_player(&player, &text);
+            for player in &players {
+                self.send_to_player(player, &text);
             }
+            self.tell_watchers(&game_id, &players, Some(ply), &text);
             // The result of a last pass comes as a change of its own, read with its records.
             if turn.result.is_none() {
                 self.arm_clock(&game_id, move_time);
@@ -163,7 +164,7 @@ impl Hub {
         let corrupt = |problem: String| StoreError::Corrupt(problem);
         let id = now.game.id.clone();
         if !self.games.contains_key(&id) {
-            if now.game.result.is_some() {
+            if now.game.result.is_some() && !self.rooms.contains_key(&id) {
                 return Ok(()); // a game this process never had: nobody here waits for it
             }
             // Started here as it began, and its turns announced one by one below.
@@ -189,9 +190,11 @@ impl Hub {
                 .play(color, ply, point.as_deref())
                 .map_err(|refusal| corrupt(format!("game {id} turn {ply}: {refusal:?}")))?;
             let text: Arc<str> = played_message(&game, &turn).into();
-            for player in player_keys(&game) {
-                self.send_to_player(&player, &text);
+            let players = player_keys(&game);
+            for player in &players {
+                self.send_to_player(player, &text);
             }
+            self.tell_watchers(&id, &players, Some(ply), &text);
         }
         if let (Some(result), Some(records)) = (now.game.result, &now.records) {
             game.set_result(result);

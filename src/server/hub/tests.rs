@@ -81,8 +81,9 @@ impl Client {
         loop {
             match self.inbox.recv().await {
                 Some(Outgoing::Text(text)) => return serde_json::from_str(&text).unwrap(),
-                // The connection's note that its player signed in: not a message.
-                Some(Outgoing::SignedIn) => continue,
+                // The connection's notes that its player signed in, or that it watches: not
+                // messages.
+                Some(Outgoing::SignedIn | Outgoing::Watching) => continue,
                 other => panic!("expected a message, got {other:?}"),
             }
         }
@@ -442,3 +443,5 @@ async fn a_failing_read_stops_the_hub_instead_of_passing_for_an_unknown_game() {
     let stopped = running.await.unwrap();
     assert!(matches!(stopped, Err(StoreError::Database(_))), "{stopped:?}");
 }
+
+mod watching;

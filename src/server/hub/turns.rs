@@ -1,5 +1,7 @@
 //! Turns: moves, passes and resignations, checked against the game and queued for the batch's commit.
 
+use std::sync::Arc;
+
 use gokata_engine::Color;
 
 use crate::auth;
@@ -55,7 +57,11 @@ impl Hub {
         let live = &self.games[game_id];
         let played = played_message(&live.game, &turn);
         let players = player_keys(&live.game);
-        self.tell_both(players, played, Some(write));
+        let text: Arc<str> = played.into();
+        for player in players {
+            self.deliver_later(Some(write), Delivery::ToPlayer(player, text.clone()));
+        }
+        self.tell_watchers_later(game_id, Some(turn.ply), &text, Some(write));
         match turn.result {
             Some(result) => self.finish(game_id, result, Some(conn)),
             None => self.clocks_to_start.push((game_id.to_string(), write)),
