@@ -88,7 +88,12 @@ fn parse_any_form(text: &str, height: usize, width: usize) -> Result<(usize, usi
     if digits[0] == b'0' && digits.len() > 1 {
         return Err(bad("a row number has no leading zero"));
     }
-    let col = column_index(letter).ok_or_else(|| bad("there is no column I; columns are A-H, J-Z"))?;
+    let col = column_index(letter).ok_or_else(|| {
+        bad(&format!(
+            "there is no column I; the columns are {}",
+            column_range(width)
+        ))
+    })?;
     if col >= width {
         return Err(off_board(format!(
             "column {} is past the last column {}",
@@ -107,6 +112,26 @@ fn parse_any_form(text: &str, height: usize, width: usize) -> Result<(usize, usi
         return Err(off_board(format!("rows are 1 to {height}, not {digits}")));
     }
     Ok((height - number, col))
+}
+
+/// The column letters of a board `width` columns wide, as messages name them: `"A-E"` for 5
+/// columns (a board of 8 columns or fewer has no `J`), `"A-H, J"` for 9, `"A-H, J-T"` for 19,
+/// `"A-H, J-Z"` for 25.
+pub fn column_range(width: usize) -> String {
+    let width = width.clamp(1, COLUMN_LETTERS.len());
+    let range = |first: usize, last: usize| {
+        let (a, b) = (COLUMN_LETTERS[first] as char, COLUMN_LETTERS[last] as char);
+        if first == last {
+            a.to_string()
+        } else {
+            format!("{a}-{b}")
+        }
+    };
+    if width <= 8 {
+        range(0, width - 1)
+    } else {
+        format!("{}, {}", range(0, 7), range(8, width - 1))
+    }
 }
 
 /// The column of a letter (either case), `None` for `I` and anything not a column letter.
@@ -188,6 +213,40 @@ mod tests {
                 "{text:?}"
             );
         }
+    }
+
+    #[test]
+    fn column_ranges_name_the_columns_of_the_board() {
+        assert_eq!(column_range(1), "A");
+        assert_eq!(column_range(2), "A-B");
+        assert_eq!(column_range(5), "A-E");
+        assert_eq!(column_range(8), "A-H");
+        assert_eq!(column_range(9), "A-H, J");
+        assert_eq!(column_range(10), "A-H, J-K");
+        assert_eq!(column_range(19), "A-H, J-T");
+        assert_eq!(column_range(25), "A-H, J-Z");
+    }
+
+    #[test]
+    fn column_i_is_refused_naming_the_columns_the_board_has() {
+        let problem = |text: &str, width: usize| match parse(text, 9, width) {
+            Err(GoError::Coordinate { problem, .. }) => problem,
+            other => panic!("{text:?} on {width} columns: {other:?}"),
+        };
+        assert_eq!(problem("3I", 9), "there is no column I; the columns are A-H, J");
+        assert_eq!(
+            problem("i3", 19),
+            "there is no column I; the columns are A-H, J-T"
+        );
+        assert_eq!(problem("3I", 5), "there is no column I; the columns are A-E");
+        assert_eq!(
+            problem("3I", 25),
+            "there is no column I; the columns are A-H, J-Z"
+        );
+        assert_eq!(
+            parse("3I", 9, 9).unwrap_err().to_string(),
+            "invalid coordinate \"3I\": there is no column I; the columns are A-H, J"
+        );
     }
 
     #[test]
