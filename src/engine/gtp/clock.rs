@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use super::line::{arguments, missing_argument, quoted};
 use crate::{Board, Color};
 
 /// The settings and each colour's time left, in seconds.
@@ -26,9 +27,11 @@ const LEAST: f64 = 0.05;
 impl Clock {
     /// `time_settings main_time byo_yomi_time byo_yomi_stones`.
     pub fn time_settings(&mut self, args: &[String]) -> Result<(), String> {
-        let [main, byo_yomi, stones] = args else {
-            return Err("time_settings takes main_time byo_yomi_time byo_yomi_stones".into());
-        };
+        let [main, byo_yomi, stones] = arguments(
+            "time_settings",
+            args,
+            ["MAIN_TIME", "BYO_YOMI_TIME", "BYO_YOMI_STONES"],
+        )?;
         self.set(seconds(main)?, seconds(byo_yomi)?, count(stones)?);
         Ok(())
     }
@@ -36,31 +39,46 @@ impl Clock {
     /// `kgs-time_settings none | absolute MAIN | byoyomi MAIN PERIOD PERIODS | canadian MAIN
     /// TIME STONES`.
     pub fn kgs_time_settings(&mut self, args: &[String]) -> Result<(), String> {
-        let kind = args.first().map(|k| k.to_ascii_lowercase());
-        match (kind.as_deref(), &args[1.min(args.len())..]) {
-            (Some("none"), []) => self.set(0.0, 0.0, 0),
-            (Some("absolute"), [main]) => self.set(seconds(main)?, 0.0, 0),
-            (Some("byoyomi"), [main, period, periods]) => {
-                count(periods)?;
-                self.set(seconds(main)?, seconds(period)?, 1)
+        let Some((system, rest)) = args.split_first() else {
+            return Err(missing_argument(
+                "SYSTEM",
+                "kgs-time_settings none|absolute|byoyomi|canadian ...",
+            ));
+        };
+        let command = format!("kgs-time_settings {system}");
+        match system.to_ascii_lowercase().as_str() {
+            "none" => {
+                arguments(&command, rest, [])?;
+                self.set(0.0, 0.0, 0)
             }
-            (Some("canadian"), [main, time, stones]) => {
+            "absolute" => {
+                let [main] = arguments(&command, rest, ["MAIN_TIME"])?;
+                self.set(seconds(main)?, 0.0, 0)
+            }
+            "byoyomi" => {
+                let [main, period, periods] =
+                    arguments(&command, rest, ["MAIN_TIME", "PERIOD_TIME", "PERIODS"])?;
+                let (main, period) = (seconds(main)?, seconds(period)?);
+                count(periods)?;
+                self.set(main, period, 1)
+            }
+            "canadian" => {
+                let [main, time, stones] =
+                    arguments(&command, rest, ["MAIN_TIME", "BYO_YOMI_TIME", "BYO_YOMI_STONES"])?;
                 self.set(seconds(main)?, seconds(time)?, count(stones)?)
             }
             _ => {
-                return Err(
-                    "kgs-time_settings takes none, absolute M, byoyomi M T P or canadian M T S".into(),
-                )
+                return Err(format!(
+                    "invalid time system {}: kgs-time_settings takes none, absolute, byoyomi or canadian",
+                    quoted(system)
+                ))
             }
         }
         Ok(())
     }
 
-    /// `time_left color time stones`.
-    pub fn time_left(&mut self, color: Color, args: &[String]) -> Result<(), String> {
-        let [time, stones] = args else {
-            return Err("time_left takes color time stones".into());
-        };
+    /// `time_left color time stones`, the colour read.
+    pub fn time_left(&mut self, color: Color, time: &str, stones: &str) -> Result<(), String> {
         self.left[color as usize] = Some((seconds(time)?, count(stones)?));
         Ok(())
     }
@@ -101,13 +119,13 @@ impl Clock {
 fn seconds(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(s) if s.is_finite() && (0.0..=1e9).contains(&s) => Ok(s),
-        _ => Err(format!("invalid time {text:?}")),
+        _ => Err(format!("invalid time {}", quoted(text))),
     }
 }
 
 fn count(text: &str) -> Result<u32, String> {
     text.parse::<u32>()
-        .map_err(|_| format!("invalid number of stones {text:?}"))
+        .map_err(|_| format!("invalid number of stones {}", quoted(text)))
 }
 
 #[cfg(test)]
@@ -128,7 +146,7 @@ mod tests {
             clock.move_time(Color::Black, &board),
             Some(Duration::from_secs_f64(60.0 / 27.0 * 0.8))
         );
-        clock.time_left(Color::Black, &words("10 2")).unwrap();
+        clock.time_left(Color::Black, "10", "2").unwrap();
         assert_eq!(
             clock.move_time(Color::Black, &board),
             Some(Duration::from_secs_f64(4.0))
@@ -146,6 +164,49 @@ mod tests {
         );
         assert!(clock.kgs_time_settings(&words("byoyomi 0 10")).is_err());
         assert!(clock.time_settings(&words("1 nan 0")).is_err());
-        assert!(clock.time_left(Color::White, &words("-1 0")).is_err());
+        assert!(clock.time_left(Color::White, "-1", "0").is_err());
+    }
+
+    #[test]
+    fn errors_name_the_value_or_the_argument_missing_and_change_nothing() {
+        let mut clock = Clock::default();
+        clock.time_settings(&words("60 0 0")).unwrap();
+        let before = clock.clone();
+        assert_eq!(
+            clock.time_settings(&words("1 2")),
+            Err("syntax error: missing BYO_YOMI_STONES (usage: time_settings MAIN_TIME BYO_YOMI_TIME BYO_YOMI_STONES)".into())
+        );
+        assert_eq!(
+            clock.time_settings(&words("1 x 0")),
+            Err("invalid time \"x\"".into())
+        );
+        assert_eq!(
+            clock.kgs_time_settings(&[]),
+            Err(
+                "syntax error: missing SYSTEM (usage: kgs-time_settings none|absolute|byoyomi|canadian ...)"
+                    .into()
+            )
+        );
+        assert_eq!(
+            clock.kgs_time_settings(&words("fischer 1 2")),
+            Err("invalid time system \"fischer\": kgs-time_settings takes none, absolute, byoyomi or canadian".into())
+        );
+        assert_eq!(
+            clock.kgs_time_settings(&words("byoyomi 0 10")),
+            Err("syntax error: missing PERIODS (usage: kgs-time_settings byoyomi MAIN_TIME PERIOD_TIME PERIODS)".into())
+        );
+        assert_eq!(
+            clock.kgs_time_settings(&words("none 5")),
+            Err("syntax error: unexpected \"5\" (kgs-time_settings none takes no arguments)".into())
+        );
+        assert_eq!(
+            clock.kgs_time_settings(&words("byoyomi 0 10 -1")),
+            Err("invalid number of stones \"-1\"".into())
+        );
+        assert_eq!(
+            clock.time_left(Color::Black, "10", "x"),
+            Err("invalid number of stones \"x\"".into())
+        );
+        assert_eq!(clock, before);
     }
 }

@@ -6,10 +6,11 @@ use std::time::Instant;
 
 use super::clock::Clock;
 use super::handicap;
+use super::line::{arguments, missing_argument, quoted};
 use super::sgf_io;
 use super::vertex::{self, color as read_color, vertex as read_vertex};
 use crate::bot::{dead_stones, score_without, seki_stones, Bot, Candidate, Decision, Report, PASS};
-use crate::{render, Board, Color, Game, Point, MAX_SIDE};
+use crate::{area_score, render, Board, Color, Game, GoError, Point, MAX_SIDE};
 
 /// Every command the engine knows, in `list_commands` order.
 pub const COMMANDS: &[&str] = &[
@@ -75,113 +76,136 @@ impl Engine {
         }
     }
 
-    /// Runs one command (not `quit` or the analysis ones, which the session handles).
+    /// Runs one command (not `quit` or the analysis ones, which the session handles). A
+    /// command refused changes nothing; its error names the value refused, or the argument
+    /// missing (a syntax error).
     pub fn execute(&mut self, name: &str, args: &[String], stop: &mut dyn FnMut() -> bool) -> Reply {
+        let no_arguments = || arguments(name, args, []);
         match name {
-            "protocol_version" => Ok("2".into()),
-            "name" => Ok("gokata".into()),
-            "version" => Ok(env!("CARGO_PKG_VERSION").into()),
-            "known_command" => Ok(args
-                .first()
-                .is_some_and(|c| COMMANDS.contains(&c.as_str()))
-                .to_string()),
-            "list_commands" => Ok(COMMANDS.join("\n")),
+            "protocol_version" => no_arguments().map(|_| "2".into()),
+            "name" => no_arguments().map(|_| "gokata".into()),
+            "version" => no_arguments().map(|_| env!("CARGO_PKG_VERSION").into()),
+            "known_command" => {
+                let [command] = arguments(name, args, ["COMMAND"])?;
+                Ok(COMMANDS.contains(&command).to_string())
+            }
+            "list_commands" => no_arguments().map(|_| COMMANDS.join("\n")),
             "boardsize" => self.boardsize(args),
             "clear_board" => {
+                no_arguments()?;
                 self.game.reset();
                 Ok(String::new())
             }
             "komi" => self.set_komi(args),
             "play" => self.play(args),
-            "genmove" => self.genmove(args, Genmove::Play, stop),
-            "reg_genmove" => self.genmove(args, Genmove::Name, stop),
-            "kgs-genmove_cleanup" => self.genmove(args, Genmove::Cleanup, stop),
-            "undo" => self
-                .game
-                .rollback(1)
-                .map(|_| String::new())
-                .map_err(|_| "cannot undo".into()),
-            "showboard" => Ok(format!("\n{}", render(self.game.board()).trim_end())),
-            "final_score" => Ok(self.final_score()),
+            "genmove" | "reg_genmove" | "kgs-genmove_cleanup" => {
+                let mode = match name {
+                    "genmove" => Genmove::Play,
+                    "reg_genmove" => Genmove::Name,
+                    _ => Genmove::Cleanup,
+                };
+                self.genmove(name, args, mode, stop)
+            }
+            "undo" => {
+                no_arguments()?;
+                self.game
+                    .rollback(1)
+                    .map(|_| String::new())
+                    .map_err(|_| "cannot undo".into())
+            }
+            "showboard" => no_arguments().map(|_| format!("\n{}", render(self.game.board()).trim_end())),
+            "final_score" => no_arguments().map(|_| self.final_score()),
             "final_status_list" => self.final_status_list(args),
             "time_settings" => self.clock.time_settings(args).map(|_| String::new()),
             "kgs-time_settings" => self.clock.kgs_time_settings(args).map(|_| String::new()),
             "time_left" => {
-                let color = read_color(args.first().map_or("", String::as_str))?;
-                self.clock.time_left(color, &args[1..]).map(|_| String::new())
+                let [color, time, stones] = arguments(name, args, ["COLOR", "TIME", "STONES"])?;
+                let color = read_color(color)?;
+                self.clock.time_left(color, time, stones).map(|_| String::new())
             }
-            "fixed_handicap" => self.handicap(args, handicap::fixed_points),
-            "place_free_handicap" => self.handicap(args, handicap::free_points),
+            "fixed_handicap" => self.handicap(name, args, handicap::fixed_points),
+            "place_free_handicap" => self.handicap(name, args, handicap::free_points),
             "set_free_handicap" => self.set_free_handicap(args),
             "loadsgf" => self.loadsgf(args),
-            "printsgf" => Ok(sgf_io::print(&self.game, self.komi)),
-            "gogui-analyze_commands" => Ok([
-                "plist/Dead stones/final_status_list dead",
-                "string/Final score/final_score",
-                "string/Show board/showboard",
-            ]
-            .join("\n")),
-            _ => Err("unknown command".into()),
+            "printsgf" => no_arguments().map(|_| sgf_io::print(&self.game, self.komi)),
+            "gogui-analyze_commands" => no_arguments().map(|_| {
+                [
+                    "plist/Dead stones/final_status_list dead",
+                    "string/Final score/final_score",
+                    "string/Show board/showboard",
+                ]
+                .join("\n")
+            }),
+            _ => Err(format!("unknown command {}", quoted(name))),
         }
     }
 
     fn boardsize(&mut self, args: &[String]) -> Reply {
-        let [size] = args else {
-            return Err("boardsize takes one size".into());
-        };
-        let size: i64 = size.parse().map_err(|_| "boardsize not an integer".to_string())?;
-        let size = usize::try_from(size)
+        let [text] = arguments("boardsize", args, ["SIZE"])?;
+        let whole = text.strip_prefix('-').unwrap_or(text);
+        if whole.is_empty() || !whole.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(format!("invalid size {}: not a whole number", quoted(text)));
+        }
+        let unacceptable = || format!("unacceptable size {}: sizes are 1 to {MAX_SIDE}", quoted(text));
+        let size = text
+            .parse::<usize>()
             .ok()
             .filter(|size| (1..=MAX_SIDE).contains(size))
-            .ok_or("unacceptable size")?;
-        self.game = Game::new(size, size).map_err(|_| "unacceptable size".to_string())?;
+            .ok_or_else(unacceptable)?;
+        self.game = Game::new(size, size).map_err(|_| unacceptable())?;
         self.bot.clear();
         Ok(String::new())
     }
 
     fn set_komi(&mut self, args: &[String]) -> Reply {
-        match args {
-            [komi] => match komi.parse::<f64>() {
-                Ok(komi) if komi.is_finite() && komi.abs() <= 10_000.0 => {
-                    self.komi = komi;
-                    Ok(String::new())
-                }
-                _ => Err("komi not a float".into()),
-            },
-            _ => Err("komi takes one number".into()),
+        let [text] = arguments("komi", args, ["KOMI"])?;
+        match text.parse::<f64>() {
+            Ok(komi) if komi.is_finite() && komi.abs() <= 10_000.0 => {
+                self.komi = komi;
+                Ok(String::new())
+            }
+            Ok(komi) if komi.is_finite() => {
+                Err(format!("invalid komi {}: komi is -10000 to 10000", quoted(text)))
+            }
+            _ => Err(format!("invalid komi {}: not a finite number", quoted(text))),
         }
     }
 
     fn play(&mut self, args: &[String]) -> Reply {
-        let [color, point] = args else {
-            return Err("invalid color or coordinate".into());
-        };
-        let color = read_color(color).map_err(|_| "invalid color or coordinate".to_string())?;
-        let p =
-            read_vertex(point, self.game.board()).map_err(|_| "invalid color or coordinate".to_string())?;
+        let [color, point] = arguments("play", args, ["COLOR", "VERTEX"])?;
+        let color = read_color(color)?;
+        let p = read_vertex(point, self.game.board())?;
         if p == PASS {
             self.game.pass_as(color);
             return Ok(String::new());
         }
+        let name = vertex::name(p, self.game.board());
         self.game
             .play_as(color, p)
             .map(|_| String::new())
-            .map_err(|_| "illegal move".into())
+            .map_err(|error| match error {
+                GoError::IllegalMove { reason, .. } => format!("illegal move {name} for {color}: {reason}"),
+                other => format!("illegal move {name} for {color}: {other}"),
+            })
     }
 
     /// The side `args` names, to move in a copy of the game.
-    fn position_for(&self, args: &[String]) -> Result<Game, String> {
-        let [color] = args else {
-            return Err("genmove takes a color".into());
-        };
+    fn position_for(&self, command: &str, args: &[String]) -> Result<Game, String> {
+        let [color] = arguments(command, args, ["COLOR"])?;
         let color = read_color(color)?;
         let mut position = self.game.clone();
         position.set_to_move(color);
         Ok(position)
     }
 
-    fn genmove(&mut self, args: &[String], mode: Genmove, stop: &mut dyn FnMut() -> bool) -> Reply {
-        let position = self.position_for(args)?;
+    fn genmove(
+        &mut self,
+        command: &str,
+        args: &[String],
+        mode: Genmove,
+        stop: &mut dyn FnMut() -> bool,
+    ) -> Reply {
+        let position = self.position_for(command, args)?;
         let (decision, _) = self.decide(&position, mode == Genmove::Cleanup, stop, None);
         self.carry_out(decision, position.to_move(), mode)
     }
@@ -209,12 +233,10 @@ impl Engine {
             Decision::Pass => "pass".into(),
             Decision::Resign => "resign".into(),
         };
-        let (visits, win_rate) = candidates
-            .first()
-            .map_or((0, f64::NAN), |c| (c.visits, c.win_rate));
+        let search = search_summary(position, self.komi, &candidates);
         let _ = writeln!(
             self.log,
-            "gokata: {color} {shown} ({visits} visits, win rate {win_rate:.3}, {:.2} s)",
+            "gokata: {color} {shown} ({search}, {:.2} s)",
             started.elapsed().as_secs_f64()
         );
         (decision, candidates)
@@ -262,18 +284,24 @@ impl Engine {
     }
 
     fn final_status_list(&self, args: &[String]) -> Reply {
+        let [status] = arguments("final_status_list", args, ["STATUS"])?;
+        let status = status.to_ascii_lowercase();
+        if !["dead", "alive", "seki"].contains(&status.as_str()) {
+            return Err(format!(
+                "invalid status {}: final_status_list takes dead, alive or seki",
+                quoted(&args[0])
+            ));
+        }
         let board = self.game.board();
-        let status = args.first().map(|s| s.to_ascii_lowercase());
         let dead = self.dead();
         let seki = seki_stones(board);
-        let stones: Vec<Point> = match status.as_deref() {
-            Some("dead") if args.len() == 1 => dead,
-            Some("alive") if args.len() == 1 => board
+        let stones: Vec<Point> = match status.as_str() {
+            "dead" => dead,
+            "alive" => board
                 .points()
                 .filter(|p| board.stone(*p).is_some() && !dead.contains(p) && !seki.contains(p))
                 .collect(),
-            Some("seki") if args.len() == 1 => seki,
-            _ => return Err("final_status_list takes dead, alive or seki".into()),
+            _ => seki,
         };
         Ok(names(board, &stones))
     }
@@ -282,34 +310,54 @@ impl Engine {
     /// then to move.
     fn handicap(
         &mut self,
+        command: &str,
         args: &[String],
         points: fn(&Board, usize) -> Result<Vec<Point>, String>,
     ) -> Reply {
-        let [stones] = args else {
-            return Err("invalid handicap: give a number of stones".into());
-        };
-        let stones: usize = stones
-            .parse()
-            .map_err(|_| "invalid handicap: not a number".to_string())?;
+        let [text] = arguments(command, args, ["NUMBER_OF_STONES"])?;
+        if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(format!(
+                "invalid handicap {}: not a number of stones",
+                quoted(text)
+            ));
+        }
+        // A number too big for a usize is too many stones for every board.
+        let stones: usize = text.parse().unwrap_or(usize::MAX);
         self.require_empty_board()?;
-        let points = points(self.game.board(), stones)?;
+        let points = points(self.game.board(), stones)
+            .map_err(|problem| format!("invalid handicap {}: {problem}", quoted(text)))?;
         self.place_handicap(&points);
         Ok(names(self.game.board(), &points))
     }
 
     fn set_free_handicap(&mut self, args: &[String]) -> Reply {
+        if args.is_empty() {
+            return Err(missing_argument("VERTEX", "set_free_handicap VERTEX VERTEX ..."));
+        }
         self.require_empty_board()?;
         let board = self.game.board();
         let mut points = Vec::new();
         for text in args {
-            let p = read_vertex(text, board).map_err(|_| "bad vertex list".to_string())?;
-            if p == PASS || points.contains(&p) {
-                return Err("bad vertex list".into());
+            let p = read_vertex(text, board).map_err(|problem| format!("bad vertex list: {problem}"))?;
+            if p == PASS {
+                return Err(format!("bad vertex list: {} is not a point", quoted(text)));
+            }
+            if points.contains(&p) {
+                return Err(format!("bad vertex list: {} twice", vertex::name(p, board)));
             }
             points.push(p);
         }
-        if points.len() < 2 || points.len() >= board.height() * board.width() {
-            return Err("bad vertex list".into());
+        let most = board.height() * board.width() - 1;
+        if points.len() < 2 || points.len() > most {
+            let given = match points.len() {
+                1 => "1 stone".to_string(),
+                n => format!("{n} stones"),
+            };
+            return Err(format!(
+                "bad vertex list: {given}; a handicap on this {}x{} board is 2 to {most} stones",
+                board.height(),
+                board.width()
+            ));
         }
         self.place_handicap(&points);
         Ok(String::new())
@@ -338,10 +386,17 @@ impl Engine {
     }
 
     fn loadsgf(&mut self, args: &[String]) -> Reply {
+        let usage = "loadsgf FILE [MOVE_NUMBER]";
         let (path, move_number) = match args {
+            [] => return Err(missing_argument("FILE", usage)),
             [path] => (path, None),
             [path, number] => (path, Some(number.as_str())),
-            _ => return Err("loadsgf takes a file name and an optional move number".into()),
+            [_, _, extra, ..] => {
+                return Err(format!(
+                    "syntax error: unexpected {} (usage: {usage})",
+                    quoted(extra)
+                ))
+            }
         };
         let (game, komi) = sgf_io::load(path, move_number)?;
         self.game = game;
@@ -349,6 +404,21 @@ impl Engine {
             self.komi = komi;
         }
         Ok(String::new())
+    }
+}
+
+/// What the log says of a search: the best move's visits and win rate, or why there was none.
+fn search_summary(position: &Game, komi: f64, candidates: &[Candidate]) -> String {
+    match candidates.first() {
+        Some(best) if best.visits > 0 && best.win_rate.is_finite() => {
+            format!("{} visits, win rate {:.3}", best.visits, best.win_rate)
+        }
+        _ if position.last_turn_was_pass()
+            && area_score(position.board(), komi).winner() == Some(position.to_move()) =>
+        {
+            "no search: the last turn was a pass, and passing now ends the game with a win".into()
+        }
+        _ => "no search".into(),
     }
 }
 

@@ -8,13 +8,14 @@ use crate::{Board, Point};
 pub fn fixed_points(board: &Board, stones: usize) -> Result<Vec<Point>, String> {
     let size = board.height();
     if board.width() != size || size < 7 {
-        return Err("invalid handicap: no fixed handicap on this board".into());
+        return Err(format!(
+            "no fixed handicap on a {size}x{} board (square boards from 7x7 only)",
+            board.width()
+        ));
     }
     let most = if size % 2 == 0 || size == 7 { 4 } else { 9 };
     if !(2..=most).contains(&stones) {
-        return Err(format!(
-            "invalid handicap: {size}x{size} takes 2 to {most} stones"
-        ));
+        return Err(format!("{size}x{size} takes 2 to {most} stones"));
     }
     let edge = if size < 13 { 2 } else { 3 };
     let (low, middle, high) = (edge, size / 2, size - 1 - edge);
@@ -57,7 +58,9 @@ pub fn free_points(board: &Board, stones: usize) -> Result<Vec<Point>, String> {
     let points = board.height() * board.width();
     if stones < 2 || stones >= points {
         return Err(format!(
-            "invalid handicap: 2 to {} stones on this board",
+            "{}x{} takes 2 to {} stones",
+            board.height(),
+            board.width(),
             points - 1
         ));
     }

@@ -53,6 +53,57 @@ pub fn reply(id: Option<u64>, result: &Result<String, String>) -> String {
     }
 }
 
+/// The most characters of a value an error message shows (a command line may be long).
+const SHOWN_CHARACTERS: usize = 40;
+
+/// A value from the input as an error message shows it: quoted, and cut short if long.
+pub fn quoted(text: &str) -> String {
+    match text.char_indices().nth(SHOWN_CHARACTERS) {
+        Some((cut, _)) => format!("{:?}", format!("{}...", &text[..cut])),
+        None => format!("{text:?}"),
+    }
+}
+
+/// The arguments of `command`, which takes exactly those `names` (placeholders such as
+/// `VERTEX`): a syntax error names the first one missing, or the first word too many.
+pub fn arguments<'a, const N: usize>(
+    command: &str,
+    args: &'a [String],
+    names: [&str; N],
+) -> Result<[&'a str; N], String> {
+    if let Some(extra) = args.get(N) {
+        return Err(if N == 0 {
+            format!(
+                "syntax error: unexpected {} ({command} takes no arguments)",
+                quoted(extra)
+            )
+        } else {
+            format!(
+                "syntax error: unexpected {} (usage: {})",
+                quoted(extra),
+                usage(command, &names)
+            )
+        });
+    }
+    if let Some(missing) = names.get(args.len()) {
+        return Err(missing_argument(missing, &usage(command, &names)));
+    }
+    Ok(std::array::from_fn(|i| args[i].as_str()))
+}
+
+/// The syntax error of an argument left out: `syntax error: missing VERTEX (usage: play COLOR
+/// VERTEX)`.
+pub fn missing_argument(name: &str, usage: &str) -> String {
+    format!("syntax error: missing {name} (usage: {usage})")
+}
+
+fn usage(command: &str, names: &[&str]) -> String {
+    std::iter::once(command)
+        .chain(names.iter().copied())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,6 +133,40 @@ mod tests {
             read(b"\xff\xfe name"),
             command(None, "\u{fffd}\u{fffd}", &["name"])
         );
+    }
+
+    #[test]
+    fn missing_and_extra_arguments_are_syntax_errors_naming_them() {
+        let words = |text: &str| -> Vec<String> { text.split_whitespace().map(str::to_string).collect() };
+        assert_eq!(
+            arguments("play", &words("b d4"), ["COLOR", "VERTEX"]),
+            Ok(["b", "d4"])
+        );
+        assert_eq!(
+            arguments("play", &words("b"), ["COLOR", "VERTEX"]),
+            Err("syntax error: missing VERTEX (usage: play COLOR VERTEX)".into())
+        );
+        assert_eq!(
+            arguments("known_command", &[], ["COMMAND"]),
+            Err("syntax error: missing COMMAND (usage: known_command COMMAND)".into())
+        );
+        assert_eq!(
+            arguments("play", &words("b d4 e5"), ["COLOR", "VERTEX"]),
+            Err("syntax error: unexpected \"e5\" (usage: play COLOR VERTEX)".into())
+        );
+        assert_eq!(
+            arguments("name", &words("now"), []),
+            Err("syntax error: unexpected \"now\" (name takes no arguments)".into())
+        );
+        assert_eq!(arguments("name", &[], []), Ok([]));
+    }
+
+    #[test]
+    fn values_are_quoted_and_long_ones_cut_short() {
+        assert_eq!(quoted("Z9"), "\"Z9\"");
+        assert_eq!(quoted(&"x".repeat(40)), format!("\"{}\"", "x".repeat(40)));
+        assert_eq!(quoted(&"é".repeat(100_000)), format!("\"{}...\"", "é".repeat(40)));
+        assert_eq!(quoted("a\"b"), "\"a\\\"b\"");
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use super::analyze::{info_line, request};
 use super::engine::{Engine, Genmove};
-use super::line::{self, Command};
+use super::line::{self, arguments, Command};
 use crate::bot::{Bot, Budget, Candidate, Report};
 
 /// How a session ended.
@@ -85,9 +85,12 @@ impl Session {
             };
             match command.name.as_str() {
                 "quit" => {
-                    output.write_all(line::reply(command.id, &Ok(String::new())).as_bytes())?;
+                    let reply = arguments("quit", &command.args, []).map(|_| String::new());
+                    output.write_all(line::reply(command.id, &reply).as_bytes())?;
                     output.flush()?;
-                    return Ok(Ending::Quit);
+                    if reply.is_ok() {
+                        return Ok(Ending::Quit);
+                    }
                 }
                 "lz-analyze" => self.analyze(&command, output, stop)?,
                 "lz-genmove_analyze" => self.genmove_analyze(&command, output, stop)?,
@@ -131,7 +134,7 @@ impl Session {
         output: &mut dyn Write,
         stop: &mut dyn FnMut() -> bool,
     ) -> io::Result<()> {
-        let request = match request(&command.args) {
+        let request = match request(&command.name, &command.args, self.engine.game.board()) {
             Ok(request) => request,
             Err(problem) => return output.write_all(line::reply(command.id, &Err(problem)).as_bytes()),
         };
@@ -173,7 +176,7 @@ impl Session {
         output: &mut dyn Write,
         stop: &mut dyn FnMut() -> bool,
     ) -> io::Result<()> {
-        let request = match request(&command.args) {
+        let request = match request(&command.name, &command.args, self.engine.game.board()) {
             Ok(request) => request,
             Err(problem) => return output.write_all(line::reply(command.id, &Err(problem)).as_bytes()),
         };
@@ -235,7 +238,7 @@ mod tests {
     #[test]
     fn replies_come_in_order_and_quit_ends_the_session() {
         let (output, ending) = session("1 name\n\n2 bogus\n3 quit\n4 name\n");
-        assert_eq!(output, "=1 gokata\n\n?2 unknown command\n\n=3\n\n");
+        assert_eq!(output, "=1 gokata\n\n?2 unknown command \"bogus\"\n\n=3\n\n");
         assert_eq!(ending, Ending::Quit);
         let (output, ending) = session("boardsize 5\ngenmove b\n");
         assert!(
@@ -243,6 +246,137 @@ mod tests {
             "{output:?}"
         );
         assert_eq!(ending, Ending::EndOfInput);
+    }
+
+    #[test]
+    fn missing_arguments_are_syntax_errors_and_bad_values_are_named() {
+        let (output, ending) = session(
+            "known_command\n\
+             2 known_command play extra\n\
+             boardsize 9\n\
+             play black Z9\n\
+             play purple D4\n\
+             play b\n\
+             play b I5\n\
+             play b D4\n\
+             play w d4\n\
+             3 frobnicate\n\
+             quit now\n\
+             genmove\n\
+             showboard\n",
+        );
+        let replies: Vec<&str> = output.trim_end().split("\n\n").collect();
+        assert_eq!(
+            replies[..11],
+            [
+                "? syntax error: missing COMMAND (usage: known_command COMMAND)",
+                "?2 syntax error: unexpected \"extra\" (usage: known_command COMMAND)",
+                "=",
+                "? invalid coordinate \"Z9\": the columns of this 9x9 board are A-H, J",
+                "? invalid color \"purple\"",
+                "? syntax error: missing VERTEX (usage: play COLOR VERTEX)",
+                "? invalid coordinate \"I5\": there is no column I; the columns of this 9x9 board are A-H, J",
+                "=",
+                "? illegal move D4 for white: the point is occupied",
+                "?3 unknown command \"frobnicate\"",
+                "? syntax error: unexpected \"now\" (quit takes no arguments)",
+            ]
+        );
+        assert_eq!(
+            replies[11],
+            "? syntax error: missing COLOR (usage: genmove COLOR)"
+        );
+        assert_eq!(
+            replies[12].matches('x').count(),
+            1,
+            "only D4 was played: {}",
+            replies[12]
+        );
+        assert_eq!(
+            ending,
+            Ending::EndOfInput,
+            "quit with an argument is refused, not obeyed"
+        );
+    }
+
+    #[test]
+    fn analysis_arguments_that_do_not_read_are_refused_and_nothing_is_searched() {
+        let (output, _) = session(
+            "boardsize 9\nlz-analyze purple\n4 lz-genmove_analyze b purple\nlz-analyze interval\nshowboard\n",
+        );
+        let replies: Vec<&str> = output.trim_end().split("\n\n").collect();
+        assert_eq!(replies.len(), 5, "{output:?}");
+        assert!(
+            replies[1].starts_with("? invalid argument \"purple\" (usage: lz-analyze "),
+            "{output:?}"
+        );
+        assert!(
+            replies[2].starts_with("?4 invalid argument \"purple\" (usage: lz-genmove_analyze "),
+            "{output:?}"
+        );
+        assert!(
+            replies[3].starts_with("? syntax error: missing N (usage: lz-analyze "),
+            "{output:?}"
+        );
+        assert!(
+            !replies[4].contains('x') && !replies[4].contains('o'),
+            "nothing played: {output:?}"
+        );
+        assert!(!output.contains("info move"), "{output:?}");
+    }
+
+    /// A log the test reads after the session.
+    #[derive(Clone, Default)]
+    struct SharedLog(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl Write for SharedLog {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_genmove_without_a_search_logs_why_and_no_log_line_shows_nan() {
+        let log = SharedLog::default();
+        let settings = Settings {
+            budget: Budget::playouts(30),
+            threads: 1,
+            seed: 1,
+            resign: true,
+        };
+        let mut output = Vec::new();
+        // Two passes, then white (ahead by the komi on an empty board) passes at once; black
+        // searches.
+        let input = "boardsize 9\nplay b pass\nplay w pass\ngenmove w\ngenmove b\nkgs-genmove_cleanup w\n";
+        run(
+            io::Cursor::new(input.as_bytes().to_vec()),
+            &mut output,
+            Box::new(log.clone()),
+            Bot::new(settings),
+            &mut || false,
+        )
+        .unwrap();
+        let output = String::from_utf8(output).unwrap();
+        assert!(output.starts_with("=\n\n=\n\n=\n\n= pass\n\n= "), "{output:?}");
+        let log = String::from_utf8(log.0.lock().unwrap().clone()).unwrap();
+        let lines: Vec<&str> = log.lines().collect();
+        assert_eq!(lines.len(), 3, "{log}");
+        assert!(
+            lines[0].starts_with(
+                "gokata: white pass (no search: the last turn was a pass, and passing now ends the game with a win, "
+            ),
+            "{log}"
+        );
+        assert!(
+            lines[1].starts_with("gokata: black ") && lines[1].contains(" visits, win rate 0."),
+            "{log}"
+        );
+        assert!(!log.to_ascii_lowercase().contains("nan"), "{log}");
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! `loadsgf FILE [N]` and `printsgf`, through the crate's SGF reader and writer.
 
+use super::line::quoted;
 use crate::sgf::{self, GameInfo};
 use crate::Game;
 
@@ -11,13 +12,18 @@ pub fn load(path: &str, move_number: Option<&str>) -> Result<(Game, Option<f64>)
         None => usize::MAX,
         Some(text) => match text.parse::<usize>() {
             Ok(n) if n >= 1 => n,
-            _ => return Err(format!("move number must be a whole number from 1, not {text:?}")),
+            _ => {
+                return Err(format!(
+                    "move number must be a whole number from 1, not {}",
+                    quoted(text)
+                ))
+            }
         },
     };
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot load file: {e}"))?;
-    let games =
-        sgf::read_collection(&bytes, false).map_err(|p| format!("cannot load file: {}", p.message))?;
-    let tree = &games.first().ok_or("cannot load file: no game in it")?.tree;
+    let cannot = |problem: &dyn std::fmt::Display| format!("cannot load file {}: {problem}", quoted(path));
+    let bytes = std::fs::read(path).map_err(|e| cannot(&e))?;
+    let games = sgf::read_collection(&bytes, false).map_err(|p| cannot(&p.message))?;
+    let tree = &games.first().ok_or_else(|| cannot(&"no game in it"))?.tree;
     let mut last = 0;
     let mut moves = 0;
     for &index in &tree.main_line() {
@@ -31,7 +37,7 @@ pub fn load(path: &str, move_number: Option<&str>) -> Result<(Game, Option<f64>)
         }
         last = index;
     }
-    let replay = sgf::replay(tree, last, false).map_err(|p| format!("cannot load file: {}", p.message))?;
+    let replay = sgf::replay(tree, last, false).map_err(|p| cannot(&p.message))?;
     let komi = tree
         .root()
         .text("KM")
