@@ -128,6 +128,12 @@ pub enum StoreError {
     Database(#[from] rusqlite::Error),
     #[error("PostgreSQL: {}", postgres_message(.0))]
     Postgres(#[from] tokio_postgres::Error),
+    /// A connection that could not be made, to `address` (`HOST:PORT`, each one tried).
+    #[error("PostgreSQL: cannot connect to {address}: {}", postgres_message(.source))]
+    Connect {
+        address: String,
+        source: tokio_postgres::Error,
+    },
     #[error("corrupt database: {0}")]
     Corrupt(String),
     #[error("cannot start the checkpoint thread: {0}")]
@@ -149,6 +155,7 @@ impl StoreError {
                             .any(|class| db.code().code().starts_with(class)),
                     }
             }
+            StoreError::Connect { .. } => true,
             _ => false,
         }
     }
@@ -302,13 +309,26 @@ pub(crate) fn stored_result(
     }
 }
 
-/// The server's own words where it sent some ("db error" alone says nothing).
+/// The server's own words where it sent some ("db error" alone says nothing); else the error
+/// and every error under it, whose words tokio-postgres leaves out of its own ("error
+/// connecting to server: Connection refused (os error 111)").
 fn postgres_message(error: &tokio_postgres::Error) -> String {
     match error.as_db_error() {
         Some(db) => match db.detail() {
             Some(detail) => format!("{} ({detail})", db.message()),
             None => db.message().to_string(),
         },
-        None => error.to_string(),
+        None => {
+            let mut message = error.to_string();
+            let mut cause = std::error::Error::source(error);
+            while let Some(error) = cause {
+                let said = error.to_string();
+                if !message.contains(&said) {
+                    message = format!("{message}: {said}");
+                }
+                cause = error.source();
+            }
+            message
+        }
     }
 }

@@ -24,6 +24,7 @@ use std::time::Duration;
 
 use futures_util::future::{join, join4, join5, join_all};
 use tokio::sync::mpsc;
+use tokio_postgres::config::Host;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::{AsyncMessage, Client, Config, NoTls, Row, Statement};
 
@@ -644,7 +645,13 @@ async fn alive_instances(client: &Client) -> Result<Vec<String>, StoreError> {
 }
 
 async fn connect(config: &Config) -> Result<Client, StoreError> {
-    let (client, connection) = config.connect(NoTls).await?;
+    let (client, connection) = config
+        .connect(NoTls)
+        .await
+        .map_err(|source| StoreError::Connect {
+            address: targets(config),
+            source,
+        })?;
     tokio::spawn(async move {
         // Ends when the connection does; the next call on the client then fails, and the hub
         // reconnects.
@@ -660,6 +667,35 @@ async fn connect(config: &Config) -> Result<Client, StoreError> {
         )
         .await?;
     Ok(client)
+}
+
+/// Where `config` connects, as messages name it: `HOST:PORT` for each host tried (its
+/// `hostaddr` if it has one, a socket's directory for a Unix socket), as tokio-postgres pairs
+/// hosts and ports (one port for all, one for each, or 5432).
+fn targets(config: &Config) -> String {
+    let (hosts, addresses, ports) = (config.get_hosts(), config.get_hostaddrs(), config.get_ports());
+    let count = hosts.len().max(addresses.len());
+    if count == 0 {
+        return "no host (give a host or hostaddr)".into();
+    }
+    (0..count)
+        .map(|i| {
+            let port = ports.get(i).or(ports.first()).copied().unwrap_or(5432);
+            let host = match (addresses.get(i), hosts.get(i)) {
+                (Some(address), _) => address.to_string(),
+                (None, Some(Host::Tcp(name))) => name.clone(),
+                #[cfg(unix)]
+                (None, Some(Host::Unix(directory))) => directory.display().to_string(),
+                (None, None) => unreachable!("the count is that of the longer list"),
+            };
+            if host.contains(':') && !host.starts_with('/') {
+                format!("[{host}]:{port}")
+            } else {
+                format!("{host}:{port}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The writes test a game's status with `<> 'over'` (the only other value), not `= 'playing'`:
@@ -1018,6 +1054,39 @@ mod tests {
         ] {
             assert!(!is_postgres_address(path), "{path}");
         }
+    }
+
+    #[test]
+    fn a_connection_refused_says_so_and_names_the_address_tried() {
+        // Nothing listens on port 1 of the loopback: the connection is refused at once.
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let error = match runtime.block_on(PostgresStore::open("postgresql://nobody@127.0.0.1:1/nodb")) {
+            Err(error) => error,
+            Ok(_) => panic!("something answered on 127.0.0.1:1"),
+        };
+        assert!(error.is_connection_lost());
+        let message = error.to_string();
+        assert!(
+            message.starts_with(
+                "PostgreSQL: cannot connect to 127.0.0.1:1: error connecting to server: Connection refused"
+            ),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn the_addresses_tried_pair_hosts_and_ports_as_tokio_postgres_does() {
+        let targets = |address: &str| targets(&parse_address(address).unwrap());
+        assert_eq!(targets("postgresql://u@db.example:5433/x"), "db.example:5433");
+        assert_eq!(targets("postgresql://u@db.example/x"), "db.example:5432");
+        assert_eq!(targets("host=a,b port=1 dbname=x"), "a:1, b:1");
+        assert_eq!(targets("host=a,b port=1,2 dbname=x"), "a:1, b:2");
+        assert_eq!(targets("host=/run/postgresql dbname=x"), "/run/postgresql:5432");
+        assert_eq!(targets("hostaddr=::1 port=7 dbname=x"), "[::1]:7");
+        assert_eq!(targets("dbname=x"), "no host (give a host or hostaddr)");
     }
 
     #[test]
