@@ -17,9 +17,11 @@ const MAX_MOVE_TIME: f64 = 7.0 * 24.0 * 3600.0;
 
 /// A game server running on background threads (the protocol: docs/protocol.md).
 ///
-/// `Server(host="127.0.0.1", port=8080, db="gokata.sqlite3", move_time=300.0)` opens the
-/// database (an SQLite file, or PostgreSQL: `"postgresql://USER@HOST:PORT/DBNAME"` or libpq's
-/// `"host=... dbname=..."`, where several servers may share one database), binds the address (port 0 picks a free one) and serves until `stop()`; it is a
+/// `Server(host="127.0.0.1", port=8080, db="gokata.sqlite3", move_time=300.0)` binds the
+/// address (port 0 picks a free one), opens the database (an SQLite file, or PostgreSQL:
+/// `"postgresql://USER@HOST:PORT/DBNAME"` or libpq's `"host=... dbname=..."`, where several
+/// servers may share one database; not opened, nor an SQLite file made, if the address cannot
+/// be bound) and serves until `stop()`; it is a
 /// context manager. `bot="NAME"` adds the server's own computer player under that name. The server installs no signal handler: the caller stops it (the `gokata
 /// serve` command does on Ctrl-C and SIGTERM).
 #[pyclass(module = "gokata", frozen)]

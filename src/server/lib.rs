@@ -77,8 +77,9 @@ pub struct RunningServer {
 }
 
 impl RunningServer {
-    /// Opens the database, loads the unfinished games, binds the address, and serves in the
-    /// background. Every error of setting up is returned here.
+    /// Binds the address, opens the database, loads the unfinished games, and serves in the
+    /// background. Every error of setting up is returned here; the address is bound first, so
+    /// that a server that cannot listen leaves no database behind (no new SQLite file).
     pub fn start(config: Config) -> Result<RunningServer, ServerError> {
         config.limits.check().map_err(ServerError::Config)?;
         if config.move_time < Duration::from_millis(1) {
@@ -101,12 +102,12 @@ impl RunningServer {
             .thread_name("gokata-server")
             .build()
             .map_err(ServerError::Runtime)?;
-        let (store, changes) = runtime
-            .block_on(open_store(&config.database))
-            .map_err(database_error)?;
         let listener_socket = TcpListener::bind(&address).map_err(listen_error)?;
         listener_socket.set_nonblocking(true).map_err(listen_error)?;
         let local = listener_socket.local_addr().map_err(listen_error)?;
+        let (store, changes) = runtime
+            .block_on(open_store(&config.database))
+            .map_err(database_error)?;
         // The hub loads games now, so a corrupt database is an error of starting.
         let mut hub = runtime
             .block_on(Hub::new(
@@ -298,4 +299,34 @@ async fn serve(
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     hub_result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_server_that_cannot_listen_makes_no_database_file() {
+        let taken = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = taken.local_addr().unwrap().port();
+        let path = std::env::temp_dir().join(format!("gokata-unbound-{}.sqlite3", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let config = Config {
+            host: "127.0.0.1".into(),
+            port,
+            database: path.to_str().unwrap().into(),
+            move_time: Duration::from_secs(60),
+            limits: Limits::default(),
+            resident: None,
+        };
+        let error = match RunningServer::start(config) {
+            Err(error) => error.to_string(),
+            Ok(_) => panic!("port {port} was bound twice"),
+        };
+        assert!(
+            error.starts_with(&format!("cannot listen on 127.0.0.1:{port}: ")),
+            "{error}"
+        );
+        assert!(!path.exists(), "{} was made", path.display());
+    }
 }
