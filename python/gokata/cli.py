@@ -252,7 +252,7 @@ def _add_connect(subcommands: argparse._SubParsersAction[argparse.ArgumentParser
         "~/.config) and used the next time; a game that ended while you were away is told "
         "before any new game is sought.",
     )
-    client.add_argument("url", metavar="URL", help="the server: ws://HOST:PORT/ws, http://HOST:PORT/ or HOST:PORT")
+    client.add_argument("url", metavar="URL", help="the server: ws://HOST:PORT/ws, http://HOST:PORT/, HOST:PORT or HOST (port 8080)")
     client.add_argument("--name", required=True, help="your player name (1 to 20 letters, digits, _ or -)")
     client.add_argument("--token", help="the token of a registered name (default: the saved one)")
     client.add_argument("--size", type=int, choices=(9, 13, 19), default=9, help="board size to seek (default 9)")
@@ -362,10 +362,10 @@ def _add_bot(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "the move time (less a margin) is chosen by gokata's own quick search. The token of a new "
         "name is saved as 'gokata connect' saves one.",
         usage="gokata bot URL --name NAME [options] -- COMMAND [ARGS...]",
-        epilog="Example: gokata bot ws://localhost:8000/ws --name gnugo-bot -- "
+        epilog="Example: gokata bot ws://localhost:8080/ws --name gnugo-bot -- "
         "/usr/games/gnugo --mode gtp --level 10",
     )
-    bot.add_argument("url", metavar="URL", help="the server: ws://HOST:PORT/ws, http://HOST:PORT/ or HOST:PORT")
+    bot.add_argument("url", metavar="URL", help="the server: ws://HOST:PORT/ws, http://HOST:PORT/, HOST:PORT or HOST (port 8080)")
     bot.add_argument("--name", required=True, help="the bot's player name")
     bot.add_argument("--token", help="the token of a registered name (default: the saved one)")
     bot.add_argument("--sizes", type=_sizes, default=(9, 13, 19), metavar="9,13,19", help="board sizes to play (default all three; those the engine refuses are left out)")
@@ -412,7 +412,11 @@ def _bot(args: argparse.Namespace) -> int:
     import logging
 
     logging.basicConfig(level=logging.INFO, format="gokata bot: %(message)s", stream=sys.stderr)
-    token = args.token if args.token is not None else load_token(args.url, args.name)
+    try:
+        token = args.token if args.token is not None else load_token(args.url, args.name)
+    except ValueError as error:  # a bad URL
+        print(f"gokata bot: {error}", file=sys.stderr)
+        return 1
     options = BridgeOptions(args.url, args.name, token, engine, args.sizes, args.games, args.opponent)
 
     def saved(new_token: str) -> None:

@@ -1,7 +1,7 @@
 """A client for ``gokata serve``: sign in, seek a game and play it from Python.
 
 >>> from gokata.client import connect
->>> with connect("ws://localhost:8000/ws", "alice") as me:   # doctest: +SKIP
+>>> with connect("ws://localhost:8080/ws", "alice") as me:   # doctest: +SKIP
 ...     print(me.token)                # keep it: the only way back to the name "alice"
 ...     game = me.seek(size=9)         # waits until the server pairs us
 ...     while not game.is_over:
@@ -66,6 +66,9 @@ __all__ = [
 log = logging.getLogger("gokata.client")
 
 COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
+DEFAULT_PORT = 8080
+"""The port ``gokata serve`` listens on unless told otherwise: that of a server given as a bare
+host, without a port."""
 RECONNECT_FOR = 300.0
 """Seconds a lost connection is retried before the player gives up (default)."""
 
@@ -275,20 +278,35 @@ def _other(color: str) -> str:
 
 def websocket_url(url: str) -> str:
     """The WebSocket address of a server given as ``ws://host:port/ws``, ``http://host:port/``
-    or ``host:port``: ``ws://host:port/ws`` (``wss`` for ``https``)."""
+    or ``host:port``: ``ws://host:port/ws`` (``wss`` for ``https``). A bare host, without a
+    scheme or a port (``localhost``), is on ``gokata serve``'s default port, 8080; a URL with a
+    scheme and no port keeps the scheme's own (80 or 443: a server behind a proxy). Raises
+    ValueError naming what is wrong: the scheme, a missing host, a port that is not 1 to 65535."""
     text = url.strip()
-    if "://" not in text:
+    bare = "://" not in text
+    if bare:
         text = "ws://" + text
     parts = urlsplit(text)
     scheme = {"http": "ws", "https": "wss", "ws": "ws", "wss": "wss"}.get(parts.scheme.lower())
-    if scheme is None or not parts.netloc:
+    netloc = parts.netloc
+    after_host = netloc.rsplit("@", 1)[-1]
+    if after_host.startswith("["):  # an IPv6 address: [::1]:8080
+        after_host = after_host.partition("]")[2]
+    elif after_host.count(":") > 1:
+        raise ValueError(f"not a server address: {url!r} (an IPv6 address goes in brackets: [::1]:8080)")
+    if scheme is None or not parts.hostname:
         raise ValueError(f"not a server address: {url!r} (try ws://HOST:PORT/ws)")
+    port_text = after_host.partition(":")[2]
+    if ":" in after_host and not (port_text.isdigit() and port_text.isascii() and 1 <= int(port_text) <= 65535):
+        raise ValueError(f"not a server address: {url!r}: the port must be 1 to 65535, not {port_text!r}")
+    if bare and ":" not in after_host:
+        netloc += f":{DEFAULT_PORT}"
     path = parts.path
     if scheme != parts.scheme.lower() or path in ("", "/"):
         path = path.rstrip("/")
         if not path.endswith("/ws"):
             path += "/ws"
-    return urlunsplit((scheme, parts.netloc, path, parts.query, ""))
+    return urlunsplit((scheme, netloc, path, parts.query, ""))
 
 
 # A game
@@ -1253,8 +1271,8 @@ def connect(
     reconnect_for: float = RECONNECT_FOR,
     bot: bool = False,
 ) -> Player:
-    """Signs in to the server at ``url`` (``ws://host:port/ws``, ``http://host:port/`` or
-    ``host:port``) as ``name``; ``token`` for a registered name (a new name gets a token:
+    """Signs in to the server at ``url`` (``ws://host:port/ws``, ``http://host:port/``,
+    ``host:port``, or ``host`` on port 8080) as ``name``; ``token`` for a registered name (a new name gets a token:
     ``player.token``). ``timeout`` bounds the connection and each request's wait for its
     answer; a lost connection is retried for ``reconnect_for`` seconds. ``bot=True`` signs in
     as a program: the server marks the account as a bot for good, and pairs it only with those
