@@ -13,6 +13,7 @@ from typing import Callable
 
 from gokata import Go, Server, __version__, solve
 from gokata._gokata import _gtp
+from gokata._match_cli import add_match
 from gokata._play import PlaySession
 
 MAX_SIZE = 25  # columns are lettered A to Z without I
@@ -29,6 +30,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _add_connect(subcommands)
     _add_gtp(subcommands)
     _add_bot(subcommands)
+    add_match(subcommands)
     argv, engine = _split_engine(list(sys.argv[1:] if argv is None else argv))
     try:
         args = parser.parse_args(argv)
@@ -382,7 +384,7 @@ def _add_bot(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 def _split_engine(argv: list[str]) -> tuple[list[str], list[str]]:
     """``gokata bot ... -- COMMAND ARGS``: the engine's command line is everything after the
     first ``--`` (argparse would read its options as the bot's)."""
-    if argv[:1] == ["bot"] and "--" in argv:
+    if argv[:1] in (["bot"], ["match"]) and "--" in argv:
         cut = argv.index("--")
         return argv[:cut], argv[cut + 1 :]
     return argv, []
