@@ -2,12 +2,12 @@
 
 The bridge signs in as a program (``hello`` with ``"bot": true``), keeps a seek open for the
 board sizes the engine accepts while it plays fewer than ``games`` games, and plays each game
-with an engine process of its own (started for the game, restarted when it fails). Before each
-``genmove`` the engine's position is checked against the server's moves and rebuilt from them
-if they differ; a ``genmove`` that has not answered when the move time less a margin has gone is
-abandoned, the engine restarted, and a move chosen by gokata's own quick search instead, so the
-bot never loses on time while the bridge runs. After three engine failures in one game the bot
-resigns it.
+with an engine process of its own (started for the game, restarted when it fails), spoken to
+through ``gokata.engine``: each turn sends the engine the server's moves it lacks, or the whole
+game again when its position differs from them. A move that has not come when the move time less
+a margin has gone is abandoned, the engine restarted, and a move chosen by gokata's own quick
+search instead, so the bot never loses on time while the bridge runs. After three engine
+failures in one game the bot resigns it.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import gokata
-from gokata._gtp_client import EngineError, EngineRefused, EngineTimeout, GtpEngine, gtp_vertex, kata_point
+from gokata.engine import EngineError, EngineProtocolError, EngineTerminated, EngineTimeout, GtpEngine, vertex
 from gokata.client import (
     ConnectionFailedError,
     GameOverError,
@@ -60,19 +60,18 @@ def move_margin(move_time_s: float) -> float:
 
 def accepted_sizes(engine_argv: Sequence[str], sizes: Sequence[int]) -> list[int]:
     """The sizes among ``sizes`` that the engine accepts (``boardsize`` answered ``=``)."""
-    engine = GtpEngine(engine_argv)
-    try:
+    with GtpEngine(engine_argv) as engine:
         accepted = []
         for size in sizes:
             try:
-                engine.command(f"boardsize {size}", timeout=10.0)
-            except EngineRefused:
+                engine.send(f"boardsize {size}", timeout=10.0)
+            except (EngineTimeout, EngineTerminated, EngineProtocolError):
+                raise
+            except EngineError:  # it answered `?`
                 log.info("the engine refuses %dx%d: not sought", size, size)
                 continue
             accepted.append(size)
         return accepted
-    finally:
-        engine.close()
 
 
 class GameRunner(threading.Thread):
@@ -85,7 +84,6 @@ class GameRunner(threading.Thread):
         self.stop = stop
         self.failures = 0
         self._engine: GtpEngine | None = None
-        self._told: list[str | None] | None = None  # the moves the engine has, if known
 
     def run(self) -> None:
         try:
@@ -111,62 +109,47 @@ class GameRunner(threading.Thread):
 
     def _take_turn(self) -> None:
         game = self.game
-        ply, moves = game.move_number, list(game.moves)
+        ply = game.move_number
+        local = game.local_copy()  # the server's moves: the engine gets those it lacks
+        local.komi = game.komi
+        if local.turn != game.color:
+            return  # the game moved on since my turn was seen
         move_time = (game.move_time_ms or 300_000) / 1000
         remaining = game.remaining_ms
         left = (move_time * 1000 if remaining is None else remaining) / 1000
         deadline = time.monotonic() + left - move_margin(move_time)
         try:
-            engine = self._engine_at(moves, deadline, move_time)
+            engine = self._running_engine(deadline, move_time)
             if engine.knows("time_left"):
                 budget = max(int(deadline - time.monotonic()), 1)
-                engine.command(f"time_left {game.color} {budget} 1", timeout=5.0)
-            reply = engine.command(f"genmove {game.color}", timeout=deadline - time.monotonic())
+                engine.send(f"time_left {game.color} {budget} 1", timeout=5.0)
+            point = engine.play(local, timeout=deadline - time.monotonic())
         except EngineTimeout as error:
             log.warning("game %s: %s: the engine is restarted and gokata chooses", game.id, error)
             self._drop_engine()
             self._play_point(ply, self._fallback())
             return
-        except (EngineError, EngineRefused) as error:
+        except EngineError as error:
             self._failed(f"{error}")
             return
         if game.is_over or game.move_number != ply:
-            self._told = None  # the game moved on meanwhile (another connection): rebuild
-            return
-        if reply.strip().lower() == "resign":
+            return  # the game moved on meanwhile (another connection): the next turn resends it
+        if point == "resign":
             self._send(lambda: game.resign())
             return
-        try:
-            point = kata_point(reply, game.size["height"])
-        except ValueError as error:
-            self._failed(f"genmove answered {error}")
-            return
         if point is not None and not _legal(game, point):
-            self._failed(f"genmove answered {reply!r}, illegal here")
+            self._failed(f"genmove answered {vertex(point)!r}, illegal here")
             return
-        self._told = [*moves, point]
         self._play_point(ply, point)
 
-    def _engine_at(self, moves: list[str | None], deadline: float, move_time: float) -> GtpEngine:
-        """The engine, started if needed, with the game's position: the moves it lacks played,
-        or the whole game replayed when what it has differs from the server's moves."""
+    def _running_engine(self, deadline: float, move_time: float) -> GtpEngine:
+        """The engine, started (and told the time a move) if it is not running."""
         engine = self._engine
         if engine is None:
             engine = self._engine = GtpEngine(self.engine_argv, start_timeout=max(deadline - time.monotonic(), 1.0))
-            self._told = None
-        told = self._told
-        if told is None or moves[: len(told)] != told:
-            size = self.game.size["height"]
-            for command in (f"boardsize {size}", "clear_board", f"komi {self.game.komi}"):
-                engine.command(command, timeout=10.0)
             if engine.knows("time_settings"):
                 per_move = max(int(move_time - move_margin(move_time)), 1)
-                engine.command(f"time_settings 0 {per_move} 1", timeout=5.0)
-            told = []
-        for ply in range(len(told), len(moves)):
-            color = "black" if ply % 2 == 0 else "white"
-            engine.command(f"play {color} {gtp_vertex(moves[ply])}", timeout=10.0)
-        self._told = list(moves)
+                engine.send(f"time_settings 0 {per_move} 1", timeout=5.0)
         return engine
 
     def _fallback(self) -> str | None:
@@ -184,20 +167,18 @@ class GameRunner(threading.Thread):
             self._send(lambda: game.move(point))
 
     def _send(self, turn: Callable[[], object]) -> None:
-        """Sends a turn (a call of the client); a refusal that says the game moved on makes the
-        next turn rebuild the engine's position."""
+        """Sends a turn (a call of the client); when the game moved on instead, the engine's
+        next ``play`` brings it to the server's moves."""
         try:
             turn()
         except (GameOverError, OutOfSyncError) as error:
             log.info("game %s: %s", self.game.id, error)
-            self._told = None
         except IllegalMoveError as error:
             self._failed(f"the server refused the engine's move: {error}")
         except TimeoutError as error:  # resent by the client after a reconnection
             log.info("game %s: %s", self.game.id, error)
         except ServerError as error:
             log.warning("game %s: %s", self.game.id, error)
-            self._told = None
 
     def _failed(self, why: str) -> None:
         self.failures += 1
@@ -205,9 +186,9 @@ class GameRunner(threading.Thread):
         self._drop_engine()
 
     def _drop_engine(self) -> None:
-        engine, self._engine, self._told = self._engine, None, None
+        engine, self._engine = self._engine, None
         if engine is not None:
-            engine.kill()
+            engine.close(timeout=1.0)
 
 
 def _legal(game: RemoteGame, point: str) -> bool:
@@ -265,7 +246,7 @@ def run_bridge(options: BridgeOptions, on_token: Callable[[str], object] | None 
     of a name registered now. ``ValueError`` if the engine cannot start or accepts no size."""
     try:
         sizes = accepted_sizes(options.engine, options.sizes)
-    except (EngineError, EngineRefused) as error:
+    except EngineError as error:
         raise ValueError(f"the engine {' '.join(options.engine)!r} does not work: {error}") from error
     if not sizes:
         raise ValueError(f"the engine accepts none of the sizes {', '.join(map(str, options.sizes))}")
