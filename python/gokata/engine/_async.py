@@ -5,11 +5,9 @@ kept, so that each call sends only what changed."""
 from __future__ import annotations
 
 import asyncio
-import collections
 import dataclasses
 import logging
 import os
-import weakref
 from collections.abc import Awaitable, Generator, Mapping
 from types import TracebackType
 from typing import Any, Optional
@@ -25,7 +23,6 @@ from gokata.engine._gtp import (
     Reply,
     Score,
     check,
-    clean_line,
     command_name,
     common_prefix,
     fixed_handicap_points,
@@ -38,13 +35,13 @@ from gokata.engine._gtp import (
     vertex,
     vertex_list,
 )
-from gokata.engine._process import Child, Command, die_with_parent, engine_argv
+from gokata.engine._pipe import EngineProcess
+from gokata.engine._process import Command, engine_argv
 
 log = logging.getLogger("gokata.engine")
 
 STDERR_LINES = 40
 """Lines of the engine's standard error kept, for ``EngineTerminated``."""
-LINE_LIMIT = 1 << 22
 QUIT_WAIT = 2.0
 
 _KEEPS_POSITION = frozenset(
@@ -79,12 +76,8 @@ class AsyncGtpEngine:
         self.starts = 0
         """How many times the process was started."""
         self._cwd, self._env, self._stderr_lines = cwd, None if env is None else dict(env), stderr_lines
-        self._process: asyncio.subprocess.Process | None = None
-        self._child: Child | None = None
-        self._finalizer: weakref.finalize[[], AsyncGtpEngine] | None = None
-        self._stderr: collections.deque[str] = collections.deque(maxlen=stderr_lines)
-        self._stderr_task: asyncio.Task[None] | None = None
-        self._doomed = False  # killed on purpose, not reaped yet
+        self._pipe: EngineProcess | None = None  # the running process
+        self._last_stderr: list[str] = []  # the last process's, once it is gone
         self._lock: asyncio.Lock | None = None
         self._sent: Position | None = None  # the engine's position, when known
         self._closed = False
@@ -94,12 +87,12 @@ class AsyncGtpEngine:
     @property
     def pid(self) -> int | None:
         """The running process's id."""
-        return None if self._process is None else self._process.pid
+        return None if self._pipe is None else self._pipe.pid
 
     @property
     def stderr(self) -> list[str]:
         """The last lines the running (or last) process wrote on its standard error."""
-        return list(self._stderr)
+        return self._last_stderr if self._pipe is None else list(self._pipe.stderr)
 
     async def start(self) -> AsyncGtpEngine:
         """Starts the engine and asks its ``name``, ``version`` and ``list_commands`` (within
@@ -111,36 +104,36 @@ class AsyncGtpEngine:
     def kill(self) -> None:
         """Kills the process now (a command waiting for its answer raises ``EngineTerminated``);
         the next call starts it again."""
-        if self._process is not None and self._process.returncode is None:
-            self._doomed = True
-            self._process.kill()
+        if self._pipe is not None:
+            self._pipe.kill()
 
     async def close(self, timeout: float = QUIT_WAIT) -> None:
         """Sends ``quit``, waits up to ``timeout`` seconds for the process to end, kills it
         otherwise. Nothing more can be asked of the engine. Kills it at once if a command is
         waiting for its answer."""
         self._closed = True
-        process = self._process
-        if process is None:
+        pipe = self._pipe
+        if pipe is None:
             return
         lock = self._lock
-        if process.returncode is None and not self._doomed and (lock is None or not lock.locked()):
+        if pipe.running and (lock is None or not lock.locked()):
             try:
-                assert process.stdin is not None
-                process.stdin.write(b"quit\n")
-                await asyncio.wait_for(process.wait(), timeout)
-            except (OSError, asyncio.TimeoutError):
+                await asyncio.wait_for(pipe.write("quit", b"quit\n"), timeout)
+                await asyncio.wait_for(pipe.process.wait(), timeout)
+            except (EngineError, asyncio.TimeoutError):
                 pass
-        await self._reap(process)
+        await self._reap()
 
     async def abort(self) -> None:
         """Kills the process, waits for it, and closes the engine: ``close`` without ``quit``."""
         self._closed = True
-        if self._process is not None:
-            await self._reap(self._process)
+        await self._reap()
 
     async def __aenter__(self) -> AsyncGtpEngine:
         return await self.start()
+
+    def __repr__(self) -> str:
+        return f"<AsyncGtpEngine {self.name} {self.version} pid={self.pid}>"
 
     async def __aexit__(
         self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
@@ -159,8 +152,8 @@ class AsyncGtpEngine:
             if command_name(command) not in _KEEPS_POSITION:
                 self._sent = None
             reply = await self._exchange(command, deadline, timeout)
-            if command_name(command) == "quit" and self._process is not None:
-                await self._reap(self._process)
+            if command_name(command) == "quit":
+                await self._reap()
             return check(command, reply)
 
     def new_game(self) -> None:
@@ -300,16 +293,10 @@ class AsyncGtpEngine:
 
     async def _exchange(self, command: str, deadline: float | None, timeout: float | None) -> Reply:
         """Sends ``command`` and reads its reply before ``deadline``."""
-        await self._ensure_started(deadline, timeout)
-        process = self._process
-        assert process is not None and process.stdin is not None
-        try:
-            process.stdin.write(command.encode("utf-8") + b"\n")
-            await process.stdin.drain()
-        except (OSError, RuntimeError):  # the engine is gone: its pipe is closed
-            await self._terminated(command)
+        pipe = await self._ensure_started(deadline, timeout)
         log.debug("%s < %s", self.name, command)
-        lines = await self._wait(self._reply_lines(command), deadline, command, timeout)
+        await pipe.write(command, command.encode("utf-8") + b"\n")
+        lines = await self._wait(pipe.reply_lines(command), deadline, command, timeout)
         log.debug("%s > %s", self.name, " | ".join(lines))
         return make_reply(command, lines)
 
@@ -323,58 +310,28 @@ class AsyncGtpEngine:
             remaining = deadline - asyncio.get_running_loop().time()
             return await asyncio.wait_for(work, max(remaining, 0.0))
         except asyncio.TimeoutError:
-            if self._process is not None:
-                await self._reap(self._process)
+            await self._reap()
             raise EngineTimeout(command, timeout or 0.0) from None
         except EngineProtocolError:
-            if self._process is not None:
-                await self._reap(self._process)
+            await self._reap()
             raise
         except asyncio.CancelledError:
             self.kill()
             raise
 
-    async def _reply_lines(self, command: str) -> list[str]:
-        """The lines of one reply, up to the empty line that ends it (empty lines before it
-        skipped)."""
-        lines: list[str] = []
-        while True:
-            line = await self._read_line(command)
-            if not line.strip():
-                if lines:
-                    return lines
-                continue
-            if not lines:
-                parse_head(command, line)  # EngineProtocolError if it is not a reply
-            lines.append(line)
-
-    async def _read_line(self, command: str) -> str:
-        process = self._process
-        assert process is not None and process.stdout is not None
-        try:
-            raw = await process.stdout.readline()
-        except ValueError:  # longer than LINE_LIMIT
-            raise EngineProtocolError(command, "", f"has a line over {LINE_LIMIT} bytes") from None
-        if not raw:
-            await self._terminated(command)
-        return clean_line(raw)
-
     async def _analysis(self, command: str, seconds: float) -> str:
         """Runs an ``lz-analyze``-like command for ``seconds``, stops it with an empty line,
         and returns its last report (``""`` if none came)."""
-        process = self._process
-        assert process is not None and process.stdin is not None
-        try:
-            process.stdin.write(command.encode() + b"\n")
-            await process.stdin.drain()
-        except (OSError, RuntimeError):
-            await self._terminated(command)
+        pipe = self._pipe
+        assert pipe is not None
+        log.debug("%s < %s", self.name, command)
+        await pipe.write(command, command.encode("utf-8") + b"\n")
         head = ""
         while not head.strip():
-            head = await self._read_line(command)
+            head = await pipe.read_line(command)
         ok, _, text = parse_head(command, head)
         if not ok:
-            rest = await self._reply_lines(command) if text else []
+            rest = await pipe.reply_lines(command) if text else []
             raise EngineError(command, "\n".join([text, *rest]).strip())
         report = text if "info " in f"{text} " else ""
         loop = asyncio.get_running_loop()
@@ -382,14 +339,13 @@ class AsyncGtpEngine:
         stopped = False
         while True:
             if not stopped and loop.time() >= stop_at:
-                process.stdin.write(b"\n")  # any input stops the analysis
-                await process.stdin.drain()
+                await pipe.write(command, b"\n")  # any input stops the analysis
                 stopped = True
             try:
                 if stopped:
-                    line = await self._read_line(command)
+                    line = await pipe.read_line(command)
                 else:
-                    line = await asyncio.wait_for(self._read_line(command), max(stop_at - loop.time(), 0.0))
+                    line = await asyncio.wait_for(pipe.read_line(command), max(stop_at - loop.time(), 0.0))
             except asyncio.TimeoutError:
                 continue
             if not line.strip():
@@ -397,15 +353,18 @@ class AsyncGtpEngine:
             if line.lstrip().startswith("info"):
                 report = line
 
-    async def _ensure_started(self, deadline: float | None, timeout: float | None) -> None:
+    async def _ensure_started(self, deadline: float | None, timeout: float | None) -> EngineProcess:
+        """The running process: started, and asked its name, version and commands, if it is not."""
         if self._closed:
             raise EngineError("", "", f"the engine {self.name!r} is closed")
-        process = self._process
-        if process is not None and process.returncode is None and not self._doomed:
-            return
-        if process is not None:
-            await self._reap(process)
-        await self._spawn()
+        if self._pipe is not None and self._pipe.running:
+            return self._pipe
+        await self._reap()
+        self._sent = None
+        self._pipe = pipe = await EngineProcess.start(
+            self.argv, self.name, cwd=self._cwd, env=self._env, stderr_lines=self._stderr_lines
+        )
+        self.starts += 1
         loop = asyncio.get_running_loop()
         start_deadline = None if self.start_timeout is None else loop.time() + self.start_timeout
         if deadline is not None and (start_deadline is None or deadline < start_deadline):
@@ -416,82 +375,18 @@ class AsyncGtpEngine:
         for command in ("name", "version", "list_commands"):
             answers[command] = await self._exchange(command, start_deadline, budget)
         if answers["name"].ok and answers["name"].text.strip():
-            self.name = answers["name"].text.strip()
+            self.name = pipe.name = answers["name"].text.strip()
         self.version = answers["version"].text.strip() if answers["version"].ok else ""
         self.commands = frozenset(answers["list_commands"].text.split()) if answers["list_commands"].ok else frozenset()
+        return pipe
 
-    async def _spawn(self) -> None:
-        self._stderr = collections.deque(maxlen=self._stderr_lines)
-        try:
-            process = await asyncio.create_subprocess_exec(
-                *self.argv,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                cwd=self._cwd,
-                env=self._env,
-                limit=LINE_LIMIT,
-                preexec_fn=die_with_parent(),
-            )
-        except OSError as error:
-            raise EngineError(" ".join(self.argv), "", f"cannot start {self.argv[0]!r}: {error}") from error
-        self._process, self._doomed, self._sent = process, False, None
-        self.starts += 1
-        self._child = Child(process.pid)
-        self._finalizer = weakref.finalize(self, self._child.kill)  # unclosed, or at exit
-        assert process.stderr is not None
-        self._stderr_task = asyncio.ensure_future(_collect(process.stderr, self._stderr, self.name))
-
-    async def _terminated(self, command: str) -> None:
-        """The engine closed its output: waits for its exit status, then raises."""
-        process = self._process
-        assert process is not None
-        killed = False
-        try:
-            await asyncio.wait_for(asyncio.shield(process.wait()), QUIT_WAIT)
-        except asyncio.TimeoutError:
-            killed = True  # it closed its output and runs on
-        await self._reap(process)
-        raise EngineTerminated(command, None if killed else process.returncode, list(self._stderr))
-
-    async def _reap(self, process: asyncio.subprocess.Process) -> None:
-        """Kills ``process`` if it runs, waits for it, and lets it go."""
-        if process.returncode is None:
-            try:
-                process.kill()
-            except ProcessLookupError:
-                pass
-        await process.wait()
-        task = self._stderr_task
-        if task is not None:
-            try:
-                await asyncio.wait_for(asyncio.shield(task), 1.0)  # its last lines
-            except (asyncio.TimeoutError, Exception):
-                task.cancel()
-        transport = getattr(process, "_transport", None)
-        if transport is not None:
-            transport.close()
-        if self._child is not None:
-            self._child.reaped()
-        if self._finalizer is not None:
-            self._finalizer.detach()
-        if self._process is process:
-            self._process, self._child, self._finalizer, self._stderr_task = None, None, None, None
-            self._sent, self._doomed = None, False
-
-
-async def _collect(stream: asyncio.StreamReader, lines: collections.deque[str], name: str) -> None:
-    """Keeps the last lines of an engine's standard error (and logs them at debug level)."""
-    while True:
-        try:
-            raw = await stream.readline()
-        except ValueError:  # a line over the limit: its start is dropped
-            raw = await stream.read(LINE_LIMIT)
-        if not raw:
-            return
-        line = clean_line(raw)
-        lines.append(line)
-        log.debug("%s: %s", name, line)
+    async def _reap(self) -> None:
+        """Ends the process, if there is one (killed if it runs), and forgets it."""
+        pipe, self._pipe = self._pipe, None
+        if pipe is not None:
+            self._sent = None
+            await pipe.reap()
+            self._last_stderr = list(pipe.stderr)
 
 
 class _Opening:
