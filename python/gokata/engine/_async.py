@@ -82,6 +82,10 @@ class AsyncGtpEngine:
         self._sent: Position | None = None  # the engine's position, when known
         self._closed = False
 
+    def knows(self, command: str) -> bool:
+        """Whether ``command`` is in the engine's ``list_commands``."""
+        return command in self.commands
+
     # The process
 
     @property

@@ -73,7 +73,8 @@ class GtpEngine:
         return self._engine.commands
 
     def knows(self, command: str) -> bool:
-        return command in self._engine.commands
+        """Whether ``command`` is in the engine's ``list_commands``."""
+        return self._engine.knows(command)
 
     @property
     def pid(self) -> int | None:
