@@ -53,9 +53,11 @@
   let deadline = null; // performance.now() when the player to move runs out of time
   let retries = 0;
   let retryTimer = null;
+  let parked = false; // the page was left (maybe kept to come back to): no connection meanwhile
   let cursor = null; // [row, col] of the keyboard cursor
   let resignArmed = null;
-  let watchTimer = null;
+  let watching = null; // the game this connection was asked to watch (its answer may be on the way)
+  let lobbyFollowed = false; // whether this connection was asked to watch the lobby
   let watchError = false; // whether the error shown is the watcher's own
   let myTurn = false; // whether it was the player's turn when the page was last drawn
   let audio = null; // made when the player turns the sound on (browsers want a click first)
@@ -65,19 +67,22 @@
 
   // --- connection -------------------------------------------------------------------------
 
+  // One WebSocket, while the page wants one: to play (signed in as `wanted`), to watch the game
+  // of `#game=ID`, or to follow the lobby. A page that only watches never says hello.
   function connect() {
     clearTimeout(retryTimer);
-    if (socket) {
-      socket.onclose = null;
-      socket.close();
-    }
+    retryTimer = null;
+    dropSocket();
     const url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws";
     const ws = new WebSocket(url);
     socket = ws;
     ws.onopen = () => {
       retries = 0;
-      const token = wantedToken || saved.token(wanted);
-      send(token ? { type: "hello", name: wanted, token } : { type: "hello", name: wanted });
+      if (wanted) {
+        const token = wantedToken || saved.token(wanted);
+        send(token ? { type: "hello", name: wanted, token } : { type: "hello", name: wanted });
+      }
+      follow();
     };
     ws.onmessage = (event) => {
       let message;
@@ -92,25 +97,72 @@
     ws.onclose = () => {
       if (socket !== ws) return;
       socket = null;
-      if (!wanted) return;
+      if (lobbyFollowed) $("lobby-note").textContent = "Not connected to the server: trying again.";
+      watching = null;
+      lobbyFollowed = false;
+      if (!wanted && !followed().lobby && !followed().game) return;
       const delay = Math.min(8000, 250 * 2 ** retries++);
-      setStatus(`Connection lost: reconnecting in ${(delay / 1000).toFixed(1)} s…`);
+      if (wanted) setStatus(`Connection lost: reconnecting in ${(delay / 1000).toFixed(1)} s…`);
       retryTimer = setTimeout(connect, delay);
     };
+  }
+
+  // Closes the connection, if any, at once and for good (a new one may follow).
+  function dropSocket() {
+    const old = socket;
+    if (old) {
+      old.onclose = null;
+      old.onmessage = null;
+      // Closed once open: a connection closed while it opens is an error in the console.
+      if (old.readyState === WebSocket.CONNECTING) old.onopen = () => old.close();
+      else old.close();
+    }
+    socket = null;
+    watching = null;
+    lobbyFollowed = false;
+  }
+
+  // What the page follows: the game of `#game=ID` while it may still be played, and the lobby
+  // while it is on show in a tab that is not hidden.
+  function followed() {
+    const id = watchedGame();
+    const over = id && game && game.id === id && game.status !== "playing";
+    return { game: over ? null : id, lobby: lobbyShown() };
+  }
+
+  // Tells the server what the page follows now (it pushes the game's turns and the lobby's
+  // lists from then on), opening a connection if none is open or on its way.
+  function follow() {
+    const wants = followed();
+    if (parked) return;
+    if (!socket) {
+      if ((wanted || wants.game || wants.lobby) && retryTimer === null) connect();
+      return;
+    }
+    if (socket.readyState !== WebSocket.OPEN) return; // asked once it opens
+    if (watching !== wants.game) {
+      if (watching) send({ type: "unwatch", game: watching });
+      if (wants.game) send({ type: "watch", game: wants.game });
+      watching = wants.game;
+    }
+    if (lobbyFollowed !== wants.lobby) {
+      send({ type: wants.lobby ? "watch_lobby" : "unwatch_lobby" });
+      lobbyFollowed = wants.lobby;
+    }
   }
 
   // A page left for another address may be kept, frozen, to come back to (the back-forward
   // cache): its connection is closed, so that the server and the opponent know the player has
   // gone, and opened again if the page is shown again.
   window.addEventListener("pagehide", () => {
+    parked = true;
     clearTimeout(retryTimer);
-    if (!socket) return;
-    socket.onclose = null;
-    socket.close();
-    socket = null;
+    retryTimer = null;
+    dropSocket();
   });
   window.addEventListener("pageshow", (event) => {
-    if (event.persisted && wanted) connect();
+    parked = false;
+    if (event.persisted) follow();
   });
 
   function send(frame) {
@@ -153,12 +205,10 @@
     seeking(m) {
       seeking = { size: m.size, color: m.color, opponent: m.opponent || "human" };
       render();
-      readLobbyNow();
     },
     cancelled() {
       seeking = null;
       render();
-      readLobbyNow();
     },
     start(m) {
       seeking = null;
@@ -169,7 +219,8 @@
     played(m) {
       if (!game || m.game !== game.id) return;
       if (m.ply !== game.moves.length) {
-        if (m.ply > game.moves.length) send({ type: "sync", game: game.id });
+        // A turn missed: the whole state again (a spectator, without a name, watches it again).
+        if (m.ply > game.moves.length) send({ type: me ? "sync" : "watch", game: game.id });
         return;
       }
       showGhost(null);
@@ -185,6 +236,7 @@
       render();
     },
     over(m) {
+      if (m.game === watching) watching = null; // the server's watch ends with the game
       // The player's record changes whichever of its games ended.
       for (const color of ["black", "white"]) {
         const record = m.records[color];
@@ -200,6 +252,8 @@
       const incoming = m.game;
       const replaces = !game || incoming.id === game.id || game.status !== "playing";
       if (incoming.id !== watchedGame() && !(replaces && playsIn(incoming))) return;
+      if (incoming.id === watching && incoming.status !== "playing") watching = null;
+      if (incoming.id === watchedGame()) showWatchError(null);
       showGame(incoming);
       if (pending && (incoming.status !== "playing" || incoming.moves.length !== pending.ply)) pending = null;
     },
@@ -209,10 +263,14 @@
         wanted = null;
         wantedToken = null;
         me = null;
-        if (socket) socket.close();
+        dropSocket(); // a spectator's connection follows, if the page wants one
         showError(m.message);
         render();
         $("token").focus();
+        return;
+      }
+      if (m.code === "unknown_game" && m.game === watching && m.game === watchedGame()) {
+        showWatchError(`${title(m.message)}.`); // not watched again until the address changes
         return;
       }
       if (m.game && pending && pending.game === m.game) pending = null;
@@ -230,6 +288,13 @@
     goodbye() {
       setStatus("The server is restarting: reconnecting…");
     },
+    lobby(m) {
+      showSeeks(m.seeks);
+      showGames(m.games, m.total);
+      $("lobby-note").textContent = "";
+    },
+    unwatched() {},
+    unwatched_lobby() {},
     pong() {},
   };
 
@@ -249,7 +314,6 @@
     }
     if (moved) showGhost(null);
     if (state.status === "over" && !state.records) fetchRecords(state);
-    if (state.id === watchedGame()) watch();
     for (let row = 0; row < state.size; row++) {
       for (let col = 0; col < state.size; col++) setStone(pointName(row, col), state.board[row][col]);
     }
@@ -560,7 +624,7 @@
     setStatus(statusText());
     tick();
     tellTurn();
-    followLobby();
+    follow();
   }
 
   // --- telling a player in another tab that their turn has come ---------------------------
@@ -646,43 +710,16 @@
 
   // --- watching ---------------------------------------------------------------------------
 
-  // `/#game=ID` shows any game, signed in or not: the page reads it from the HTTP API every
-  // two seconds while it is played (a spectator gets no pushed turns). A game of the player's
-  // own comes through the WebSocket instead.
-  function watch() {
-    clearTimeout(watchTimer);
-    const id = watchedGame();
-    if (!id) return;
-    if (game && game.id === id && (game.status !== "playing" || myColor())) return;
-    watchTimer = setTimeout(() => readWatched(id), game && game.id === id ? 2000 : 0);
-  }
-
-  async function readWatched(id) {
-    let problem = null;
-    try {
-      const response = await fetch(`/api/games/${encodeURIComponent(id)}`, { cache: "no-store" });
-      const body = await response.json();
-      if (id !== watchedGame()) return;
-      if (response.ok) {
-        if (!game || game.id !== id || !myColor()) showGame(body);
-      } else {
-        problem = `${title(body.error)}.`;
-        if (response.status === 404) return showWatchError(problem);
-      }
-    } catch (error) {
-      problem = `Cannot reach the server to show game ${id}: trying again.`;
-    }
-    showWatchError(problem);
-    watch();
-  }
-
+  // `/#game=ID` shows any game, signed in or not: the page watches it on the WebSocket (its
+  // state, then each turn as it is played; `follow`). A game of the player's own comes to the
+  // player anyway: the server sends it once.
   function showWatchError(problem) {
     if (problem || watchError) showError(problem || "");
     watchError = Boolean(problem);
   }
 
+  // The game of `#game=ID` put away: the address loses it, and the page unwatches it (`follow`).
   function stopWatching() {
-    clearTimeout(watchTimer);
     if (watchedGame()) history.replaceState(null, "", location.pathname + location.search);
   }
 
@@ -693,55 +730,12 @@
 
   // --- the lobby --------------------------------------------------------------------------
 
-  // The seeks waiting and the games being played, from the HTTP API: read every few seconds
-  // while the lobby is on show in a tab that is not hidden, and not at all otherwise.
-  const LOBBY_EVERY_MS = 3000;
+  // The seeks waiting and the games being played, pushed by the server (`lobby`) while the page
+  // watches the lobby: while it is on show in a tab that is not hidden (`follow`).
   const WANTS = { human: "wants a person", computer: "wants the computer", any: "wants anyone" };
   const COLOURS = { any: "any colour", black: "black", white: "white" };
-  let lobbyTimer = null;
-  let lobbyReading = false;
 
   const lobbyShown = () => !$("lobby").hidden && !document.hidden;
-
-  // Starts reading the lists when the lobby comes into view, stops when it goes.
-  function followLobby() {
-    if (!lobbyShown()) {
-      clearTimeout(lobbyTimer);
-      lobbyTimer = null;
-    } else if (lobbyTimer === null && !lobbyReading) {
-      readLobby();
-    }
-  }
-
-  // After the player's own seek changed: the lists at once, not in a few seconds.
-  function readLobbyNow() {
-    if (!lobbyShown() || lobbyReading) return;
-    clearTimeout(lobbyTimer);
-    readLobby();
-  }
-
-  async function readLobby() {
-    lobbyTimer = null;
-    lobbyReading = true;
-    try {
-      const [seeks, games] = await Promise.all([readJson("/api/seeks"), readJson("/api/games?status=playing")]);
-      showSeeks(seeks.seeks);
-      showGames(games.games, games.total);
-      $("lobby-note").textContent = "";
-    } catch (error) {
-      $("lobby-note").textContent = `Cannot read the lists from the server (${error.message}): trying again.`;
-    } finally {
-      lobbyReading = false;
-    }
-    if (lobbyShown()) lobbyTimer = setTimeout(readLobby, LOBBY_EVERY_MS);
-  }
-
-  async function readJson(path) {
-    const response = await fetch(path, { cache: "no-store" });
-    const body = await response.json().catch(() => ({}));
-    if (!response.ok) throw new Error(body.error || `HTTP ${response.status}`);
-    return body;
-  }
 
   function showSeeks(seeks) {
     const items = seeks.map((seek) => {
@@ -839,7 +833,7 @@
     wanted = null;
     me = null;
     leaveGame();
-    if (socket) socket.close();
+    dropSocket(); // a spectator's connection follows, if the page wants one
     render();
   });
 
@@ -882,12 +876,11 @@
   }
   document.addEventListener("visibilitychange", () => {
     tellTurn();
-    followLobby();
+    follow();
   });
 
   window.addEventListener("hashchange", () => {
     if (game && game.id !== watchedGame() && !myColor()) game = null;
-    watch();
     render();
   });
 
@@ -934,6 +927,5 @@
     $("name").value = current;
     connect();
   }
-  watch();
   render();
 })();
