@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Optional, TypedDict, Union
+from typing import TYPE_CHECKING, Any, Optional, TypedDict, Union
 from urllib.parse import urlsplit, urlunsplit
 
 from websockets.exceptions import ConnectionClosed, InvalidURI, WebSocketException
@@ -40,12 +40,17 @@ from websockets.sync.client import connect as _ws_connect
 import gokata
 from gokata import Go
 
+if TYPE_CHECKING:  # defined in gokata._watching, which needs this module: exported lazily
+    from gokata._watching import Lobby, LobbyWatch, Presence, WatchedGame
+
 __all__ = [
     "BadRequestError",
     "BadTokenError",
     "ConnectionFailedError",
     "GameOverError",
     "IllegalMoveError",
+    "Lobby",
+    "LobbyWatch",
     "NameTakenError",
     "NotYourGameError",
     "NotYourTurnError",
@@ -53,15 +58,28 @@ __all__ = [
     "Over",
     "Played",
     "Player",
+    "Presence",
     "RateLimitedError",
     "Record",
     "RemoteGame",
     "Score",
     "ServerError",
     "UnknownGameError",
+    "WatchedGame",
     "connect",
     "websocket_url",
 ]
+
+_WATCHING = ("Lobby", "LobbyWatch", "Presence", "WatchedGame")
+
+
+def __getattr__(name: str) -> Any:
+    """The watching classes, from gokata._watching (which imports this module)."""
+    if name in _WATCHING:
+        from gokata import _watching
+
+        return getattr(_watching, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 log = logging.getLogger("gokata.client")
 
@@ -800,6 +818,8 @@ class Player:
         self._requests = threading.Lock()  # one seek or cancel at a time
         self._reader: threading.Thread | None = None
         self._fetches: dict[str, _Request] = {}  # games asked for by fetch_game, by id
+        self._watches: dict[str, WatchedGame] = {}  # games watched, by id
+        self._lobby: LobbyWatch | None = None  # the lobby, if watched
 
     # Public
 
@@ -858,6 +878,25 @@ class Player:
             message = f"game {game_id} is not one of {self.name}'s"
             raise NotYourGameError("not_your_game", message, request.frame)
         return game
+
+    def watch(self, game_id: str, *, timeout: float | None = None) -> WatchedGame:
+        """Follows any game (anyone's; games are public): returns it once the server sent its
+        state, as a :class:`WatchedGame`, which yields what happens in it, in order, each turn
+        once, until its end (``for news in player.watch(id): ...``). Watching a game watched
+        already returns the same object. At most 64 games at once (:class:`BadRequestError`
+        past that); :class:`UnknownGameError`; ``TimeoutError``. Close it (or use it as a
+        context manager) to stop."""
+        from gokata import _watching
+
+        return _watching.watch(self, game_id, timeout)
+
+    def watch_lobby(self, *, timeout: float | None = None) -> LobbyWatch:
+        """Follows the lobby: returns it once the server sent it, as a :class:`LobbyWatch`
+        (its ``latest`` :class:`Lobby`: the seeks waiting and the games being played), which
+        yields it again each time it changes (at most once a second). Close it to stop."""
+        from gokata import _watching
+
+        return _watching.watch_lobby(self, timeout)
 
     def seek(
         self,
@@ -1081,6 +1120,10 @@ class Player:
         if self._seek is not None and not self._seek.done:
             catch_up.append(self._seek.frame)  # the server dropped it with the connection
         catch_up += [fetch.frame for fetch in self._fetches.values() if not fetch.done]
+        if self._watches or self._lobby is not None:
+            from gokata import _watching
+
+            catch_up += _watching.resume(self)  # answered with each game's state, and the lobby
         if self._cancel is not None:
             self._cancel.resolve()
         self._cond.notify_all()
@@ -1174,6 +1217,11 @@ class Player:
         return False
 
     def _dispatch(self, frame: Frame) -> None:
+        if self._watches or self._lobby is not None:
+            from gokata import _watching
+
+            if _watching.dispatch(self, frame):
+                return
         kind = frame.get("type")
         game_id = frame.get("game")
         game = self._games.get(game_id) if isinstance(game_id, str) else None
