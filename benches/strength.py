@@ -34,7 +34,8 @@ from typing import Any, Iterable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python_tests"))
 
-from gtp_referee import GameResult, GtpProcess, agreed_winner, gnugo, play_game, score_margin  # noqa: E402
+from gokata.engine import EngineError, EngineProtocolError, EngineTerminated, EngineTimeout, GtpEngine  # noqa: E402
+from gtp_referee import GNUGO, GameResult, GtpProcess, ProtocolError, agreed_winner, play_game, score_margin  # noqa: E402
 
 
 OPPONENT = "GNU Go"
@@ -51,16 +52,37 @@ def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, fl
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
+class Engine(GtpProcess):
+    """An engine for the referee (``play_game``), run and spoken to by ``gokata.engine``, under
+    the name the tally gives it (``gokata`` or the opponent's, whatever the engine calls itself)."""
+
+    def __init__(self, argv: list[str], name: str) -> None:  # no pipes of GtpProcess's own
+        self.name = name
+        self.engine = GtpEngine(argv)
+
+    def ask(self, command: str) -> tuple[bool, str]:
+        try:
+            return True, self.engine.send(command)
+        except (EngineTimeout, EngineTerminated, EngineProtocolError) as error:
+            raise ProtocolError(f"{self.name}: {error}") from error
+        except EngineError as error:  # it answered `?`
+            return False, error.answer
+
+    def close(self) -> None:
+        self.engine.close(timeout=10.0)
+
+
 def one_game(number: int, args: argparse.Namespace) -> tuple[str, GameResult]:
     """Game ``number``: gokata's colour and the result."""
     budget = ["--time", str(args.time)] if args.time else ["--playouts", str(args.playouts)]
-    gokata_argv = [*shlex.split(args.gokata), "gtp", *budget, "--threads", str(args.threads)]
-    gokata_argv += ["--seed", str(args.first_seed + number)]
-    gokata = GtpProcess(gokata_argv, "gokata")
+    seed = str(args.first_seed + number)
+    gokata_argv = [*shlex.split(args.gokata), "gtp", *budget, "--threads", str(args.threads), "--seed", seed]
     if args.opponent:
-        opponent = GtpProcess([*shlex.split(args.opponent), "--seed", str(args.first_seed + number)], OPPONENT)
+        opponent_argv = [*shlex.split(args.opponent), "--seed", seed]
     else:
-        opponent = gnugo(args.level, args.first_seed + number)
+        opponent_argv = [GNUGO, "--mode", "gtp", "--level", str(args.level), "--chinese-rules", "--seed", seed]
+    gokata = Engine(gokata_argv, "gokata")
+    opponent = Engine(opponent_argv, OPPONENT)
     try:
         if number % 2 == 0:
             return "B", play_game(gokata, opponent, args.size, args.komi)
