@@ -32,10 +32,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python_tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python_tests"))  # for support.gtp_referee
 
 from gokata.engine import EngineError, EngineProtocolError, EngineTerminated, EngineTimeout, GtpEngine  # noqa: E402
-from gtp_referee import GNUGO, GameResult, GtpProcess, ProtocolError, agreed_winner, play_game, score_margin  # noqa: E402
+from support.gtp_referee import GNUGO, GameResult, GtpProcess, ProtocolError, agreed_winner, play_game, score_margin  # noqa: E402
 
 
 OPPONENT = "GNU Go"

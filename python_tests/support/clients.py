@@ -1,0 +1,63 @@
+"""What the clients' suites share: unique player names, a port nothing listens on, two players
+paired, waiting for a game to see its turns, and the environment of a ``gokata connect``
+process. The servers they play on are the fixtures of ``clients/conftest.py``."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import socket
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from gokata.client import Player, RemoteGame, connect
+
+_names = itertools.count()
+
+
+def unique(prefix: str) -> str:
+    """A player name no other test uses (at most 20 characters)."""
+    return f"{prefix[:7]}{next(_names)}_{uuid.uuid4().hex[:6]}"
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on (for connection failures)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def pair(url: str, size: int = 9) -> tuple[Player, Player, RemoteGame, RemoteGame]:
+    """Two new players paired: (black player, white player, black's game, white's game)."""
+    black = connect(url, unique("black"))
+    white = connect(url, unique("white"))
+    games = seek_both(black, white, size)
+    return black, white, games[0], games[1]
+
+
+def seek_both(black: Player, white: Player, size: int = 9) -> tuple[RemoteGame, RemoteGame]:
+    """``black`` seeks black and ``white`` white, concurrently; their two views of the game."""
+    with ThreadPoolExecutor(1) as pool:
+        waiting = pool.submit(black.seek, size, "black", 30)
+        time.sleep(0.05)  # usually the first to seek; either order pairs them
+        white_game = white.seek(size, "white", timeout=30)
+        black_game = waiting.result(timeout=30)
+    assert black_game.id == white_game.id
+    assert (black_game.color, white_game.color) == ("black", "white")
+    return black_game, white_game
+
+
+def settle(game: RemoteGame, turns: int, timeout: float = 10) -> None:
+    """Waits until ``game`` has seen ``turns`` turns."""
+    deadline = time.monotonic() + timeout
+    while game.move_number < turns:
+        assert time.monotonic() < deadline, f"game {game.id} stuck at {game.move_number} turns"
+        time.sleep(0.01)
+
+
+def environment(config: Path) -> dict[str, str]:
+    """The environment for a ``gokata connect`` process keeping its tokens under ``config``."""
+    return dict(os.environ, XDG_CONFIG_HOME=str(config), PYTHONUNBUFFERED="1")
