@@ -57,7 +57,7 @@ from typing import Literal, Optional
 import pytest
 
 from gokata import Go, IllegalMoveError
-from support.reference_model import chain_and_liberties
+from support.reference_model import simple_ko_point
 
 GNUGO = "/usr/games/gnugo"
 LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
@@ -116,15 +116,12 @@ def all_points(size: int) -> list[Point]:
 
 def ko_ban(before: Board, after: Board, point: Point, color: Color) -> Optional[Ko]:
     """The ko ban a move of ``color`` at ``point`` creates, from the boards alone: it captured
-    exactly one stone and is left a single stone whose only liberty is that point."""
+    exactly one stone and is left a single stone whose only liberty is that point (the
+    reference model's `simple_ko_point`)."""
     opponent = symbol(other(color))
     removed = [p for p in all_points(len(before)) if before[p[0]][p[1]] == opponent and after[p[0]][p[1]] == "."]
-    if len(removed) != 1:
-        return None
-    chain, liberties = chain_and_liberties(after, *point)
-    if chain == {point} and liberties == {removed[0]}:
-        return removed[0], other(color)
-    return None
+    banned = simple_ko_point(after, *point, removed)
+    return None if banned is None else (banned, other(color))
 
 
 def render(board: Board) -> list[str]:

@@ -1,12 +1,13 @@
 """Tests of the batch APIs: `Go.score`, `Go.playout`, `gokata.playouts`, `Go.legal_mask` and
 `Go.play_many`.
 
-The oracle is a small pure-Python model written here, independent of the engine and of the
-other test modules:
+The oracle is the pure-Python reference model (``support/reference_model.py``), independent
+of the engine, and what playouts add to it here:
 
-* `ref_score` scores a position by area with a flood fill;
-* `ref_play` / `ref_is_legal` play and check moves from a bare position (no suicide, simple ko
-  as a one-turn ban on retaking a single stone);
+* `ref_score` is the model's area score (`area_score`, a flood fill);
+* `ref_play` / `ref_is_legal` play and check moves from a bare position with the model's
+  `play_stone` (no suicide), simple ko as a one-turn ban on retaking a single stone
+  (`simple_ko_point`);
 * `ref_is_simple_eye` is the playout's definition of an eye;
 * `PlayoutModel` enumerates every light playout from a small position and gives the exact
   probability of each outcome ``(black, white, moves)``. The engine's playouts must land in its
@@ -31,9 +32,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gokata import Go, IllegalMoveError, playouts
-
-COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
-"""Column letters, left to right; there is no I."""
+from support import reference_model as reference
+from support.reference_model import COLUMNS
 
 Point = tuple[int, int]
 """A 0-based (row, col), row 0 at the top, as `board` is indexed."""
@@ -57,7 +57,7 @@ OTHER = {"black": "white", "white": "black"}
 SLOW = settings(deadline=None, max_examples=100, suppress_health_check=[HealthCheck.too_slow])
 
 
-# Independent reference: geometry, flood fills, moves, eyes, area score
+# The reference: the model's geometry, flood fills, moves and area score; the playouts' eyes
 
 
 def kata(point: Point, height: int) -> str:
@@ -75,10 +75,7 @@ def points_of(board: Sequence[str]) -> list[Point]:
 
 
 def neighbours(board: Sequence[str], point: Point) -> list[Point]:
-    height, width = len(board), len(board[0])
-    row, col = point
-    candidates = ((row - 1, col), (row + 1, col), (row, col - 1), (row, col + 1))
-    return [(r, c) for r, c in candidates if 0 <= r < height and 0 <= c < width]
+    return reference.neighbours(board, *point)
 
 
 def at(board: Sequence[str], point: Point) -> str:
@@ -86,42 +83,13 @@ def at(board: Sequence[str], point: Point) -> str:
 
 
 def chain_and_liberties(board: Sequence[str], start: Point) -> tuple[set[Point], set[Point]]:
-    """The chain of the stone at `start` and its liberties, by flood fill."""
-    colour = at(board, start)
-    chain, liberties, todo = {start}, set(), [start]
-    while todo:
-        for n in neighbours(board, todo.pop()):
-            if at(board, n) == ".":
-                liberties.add(n)
-            elif at(board, n) == colour and n not in chain:
-                chain.add(n)
-                todo.append(n)
-    return chain, liberties
+    """The chain of the stone at `start` and its liberties, by the model's flood fill."""
+    return reference.chain_and_liberties(board, *start)
 
 
 def ref_score(board: Sequence[str]) -> tuple[int, int]:
     """Area score: stones plus empty regions (4-connected) bordering only that colour."""
-    area = {"x": 0, "o": 0}
-    seen: set[Point] = set()
-    for point in points_of(board):
-        cell = at(board, point)
-        if cell != ".":
-            area[cell] += 1
-            continue
-        if point in seen:
-            continue
-        region, borders, todo = {point}, set(), [point]
-        while todo:
-            for n in neighbours(board, todo.pop()):
-                if at(board, n) != ".":
-                    borders.add(at(board, n))
-                elif n not in region:
-                    region.add(n)
-                    todo.append(n)
-        seen |= region
-        if len(borders) == 1:
-            area[borders.pop()] += len(region)
-    return area["x"], area["o"]
+    return reference.area_score(board)
 
 
 def winner(black: int, white: int, komi: float) -> str:
@@ -135,25 +103,12 @@ def winner(black: int, white: int, komi: float) -> str:
 def ref_play(board: Board, point: Point, colour: str) -> Optional[tuple[Board, Optional[Point]]]:
     """The position after `colour` plays at the empty `point`, and the ko ban it creates (the
     point the opponent may not retake next turn); None if the move is suicide."""
-    grid = [list(row) for row in board]
-    me, them = STONE[colour], STONE[OTHER[colour]]
-    grid[point[0]][point[1]] = me
-    captured: set[Point] = set()
-    for n in neighbours(board, point):
-        if grid[n[0]][n[1]] == them and n not in captured:
-            chain, liberties = chain_and_liberties(["".join(row) for row in grid], n)
-            if not liberties:
-                captured |= chain
-    for r, c in captured:
-        grid[r][c] = "."
-    after: Board = tuple("".join(row) for row in grid)
-    chain, liberties = chain_and_liberties(after, point)
-    if not liberties:
+    reason, grid, captured = reference.play_stone(board, *point, STONE[colour])
+    if reason is not None:
+        assert reason == "suicide", f"{reason} at {point}: ref_play is for empty points"
         return None
-    ko = None
-    if len(captured) == 1 and len(chain) == 1 and len(liberties) == 1:
-        ko = next(iter(captured))
-    return after, ko
+    after: Board = tuple("".join(row) for row in grid)
+    return after, reference.simple_ko_point(after, *point, captured)
 
 
 def ref_is_legal(board: Board, point: Point, colour: str, ko: Optional[Point] = None) -> bool:

@@ -3,16 +3,17 @@ by the `previous` position), explicit-colour `play`, and the questions that chan
 (`is_legal`, `illegal_reason`, `legal_moves`, `captures`).
 
 The rules of the kata, one case each, are written as pictures and checked through every
-question and then through `play`. A naive flood-fill model of the rules (`naive_play`, also
-used by `test_solve`) is checked against the same pictures and then serves as the oracle of
-the property tests on positions reached by random play.
+question and then through `play`. The reference model's `play_stone`, a flood-fill model of
+the rules (``support/reference_model.py``, also the oracle of `test_solve`), is checked against
+the same pictures and then serves as the oracle of the property tests on positions reached by
+random play.
 """
 
 from __future__ import annotations
 
 import copy
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Optional, Union
 
@@ -21,9 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gokata import Go, IllegalMoveError
+from support.reference_model import BLACK, COLUMNS, EMPTY, WHITE, chain_and_liberties, play_stone
 
-COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
-EMPTY, BLACK, WHITE = ".", "x", "o"
 REASONS = ("occupied", "suicide", "ko")
 
 Grid = list[list[str]]
@@ -87,60 +87,12 @@ def opponent(colour: str) -> Side:
     return "white" if side(colour) == "black" else "black"
 
 
-# --- the naive model ---------------------------------------------------------------------
-
-
-def neighbours(board: Grid, point: Point) -> Iterator[Point]:
-    row, col = point
-    for r, c in ((row - 1, col), (row + 1, col), (row, col - 1), (row, col + 1)):
-        if 0 <= r < len(board) and 0 <= c < len(board[0]):
-            yield r, c
-
-
-def chain(board: Grid, start: Point) -> tuple[set[Point], set[Point]]:
-    """The stones of the chain at ``start`` and its liberties, by flood fill."""
-    colour = board[start[0]][start[1]]
-    stones, liberties, todo = {start}, set(), [start]
-    while todo:
-        for n in neighbours(board, todo.pop()):
-            cell = board[n[0]][n[1]]
-            if cell == EMPTY:
-                liberties.add(n)
-            elif cell == colour and n not in stones:
-                stones.add(n)
-                todo.append(n)
-    return stones, liberties
-
-
-def naive_play(board: Grid, stone: str, point: Point, previous: Optional[Grid]) -> tuple[Optional[str], Grid, list[Point]]:
-    """``stone`` ('x' or 'o') played at ``point``: (reason it is illegal or None, the board after
-    (the same board if illegal), the captured points in board order). A move is illegal on an
-    occupied point, if its chain has no liberty after the captures (suicide), or if the board
-    after it equals ``previous`` (ko)."""
-    row, col = point
-    if board[row][col] != EMPTY:
-        return "occupied", board, []
-    after = copy.deepcopy(board)
-    after[row][col] = stone
-    enemy = WHITE if stone == BLACK else BLACK
-    captured: set[Point] = set()
-    for n in neighbours(after, point):
-        if after[n[0]][n[1]] == enemy and n not in captured:
-            stones, liberties = chain(after, n)
-            if not liberties:
-                captured |= stones
-    for r, c in captured:
-        after[r][c] = EMPTY
-    if not chain(after, point)[1]:
-        return "suicide", board, []
-    if previous is not None and after == previous:
-        return "ko", board, []
-    return None, after, sorted(captured)
+# --- the model is `play_stone` of support.reference_model; what a valid position is -------
 
 
 def valid_position(board: Grid) -> bool:
     """Whether every chain has a liberty."""
-    return all(board[r][c] == EMPTY or chain(board, (r, c))[1] for r, c in points(len(board), len(board[0])))
+    return all(board[r][c] == EMPTY or chain_and_liberties(board, r, c)[1] for r, c in points(len(board), len(board[0])))
 
 
 # --- the rules, one case each ------------------------------------------------------------
@@ -347,11 +299,11 @@ def test_rule(case: Case, to_move: str) -> None:
 
 @pytest.mark.parametrize("case", RULES, ids=[case.name for case in RULES])
 def test_model_follows_the_rules(case: Case) -> None:
-    """The naive model used as the oracle below gives the same verdicts as the pictures."""
+    """The reference model used as the oracle below gives the same verdicts as the pictures."""
     height = len(case.before)
     point = next(p for p in points(height, len(case.before[0])) if kata(height, p) == case.point)
     previous = None if case.previous is None else grid(case.previous)
-    reason, after, captured = naive_play(grid(case.before), colour_stone(case.colour), point, previous)
+    reason, after, captured = play_stone(grid(case.before), *point, colour_stone(case.colour), previous)
     assert reason == case.reason
     assert [kata(height, p) for p in captured] == list(case.captured)
     assert text_rows(after) == (case.before if case.after is None else case.after)
@@ -662,7 +614,7 @@ def test_largest_sizes() -> None:
 )
 def test_chain_without_liberty_is_named(rows: list[str]) -> None:
     board = grid(rows)
-    dead = [p for p in points(len(rows), len(rows[0])) if board[p[0]][p[1]] != EMPTY and not chain(board, p)[1]]
+    dead = [p for p in points(len(rows), len(rows[0])) if board[p[0]][p[1]] != EMPTY and not chain_and_liberties(board, *p)[1]]
     assert dead  # the picture is meant to be invalid
     for position, previous in ((rows, None), (["." * len(rows[0])] * len(rows), rows)):
         with pytest.raises(ValueError) as info:
@@ -795,7 +747,7 @@ def try_move(played: Played, colour: Side, point: Point) -> None:
     on a copy, then plays it if legal."""
     game, board = played.game, played.game.board
     height = len(board)
-    reason, after, captured = naive_play(board, colour_stone(colour), point, played.previous)
+    reason, after, captured = play_stone(board, *point, colour_stone(colour), played.previous)
     name = kata(height, point)
     played.verdicts.add(reason)
     assert game.illegal_reason(point, colour) == game.illegal_reason(name, colour) == reason
@@ -826,7 +778,7 @@ def check_position(played: Played) -> None:
     assert set_up.board == board and set_up.turn == game.turn
     for colour in ASKED:
         stone = colour_stone(colour or game.turn)
-        verdicts = [naive_play(board, stone, p, played.previous)[0] for p in points(height, width)]
+        verdicts = [play_stone(board, *p, stone, played.previous)[0] for p in points(height, width)]
         legal = [kata(height, p) for p, v in zip(points(height, width), verdicts) if v is None]
         assert game.legal_moves(colour) == legal == [kata(height, p) for p in points(height, width) if game.is_legal(p, colour)]
         assert set_up.legal_moves(colour) == legal

@@ -2,8 +2,9 @@
 
 Each case in `puzzles/` is `NAME.in` with either `NAME.out`, the expected standard output
 (compared after stripping trailing whitespace), or `NAME.err`, a substring the error message
-must contain. The expected boards were drawn by hand; the naive flood-fill model of
-`test_oracle` is checked against all of them, and derived the long game's board.
+must contain. The expected boards were drawn by hand; the flood-fill reference model
+(`play_stone` of ``support/reference_model.py``, checked against the rules in `test_oracle`)
+is checked against all of them, and derived the long game's board.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from gokata import IllegalMoveError, solve
-from engine.test_oracle import BLACK, EMPTY, WHITE, Grid, naive_play
+from support.reference_model import BLACK, EMPTY, WHITE, Board, play_stone
 
 PUZZLES = Path(__file__).parent / "puzzles"
 CASES = sorted(path.stem for path in PUZZLES.glob("*.in"))
@@ -78,19 +79,19 @@ def assert_malformed(text: str, substring: str) -> None:
     assert substring in lines[0], lines[0]
 
 
-# --- the naive model of the puzzle -------------------------------------------------------
+# --- the puzzle on the reference model -------------------------------------------------------
 
 
-def naive_solve(text: str) -> str:
-    """The puzzle by the flood-fill model, for well-formed input only. Ko compares with the
+def reference_solve(text: str) -> str:
+    """The puzzle by the reference model, for well-formed input only. Ko compares with the
     board before the previous move, the initial board counting as the board before move 1."""
     lines = text.splitlines()
     size, count = int(lines[0]), int(lines[1])
-    boards: list[Grid] = [[[STONES[cell] for cell in row] for row in lines[2 : 2 + size]]]
+    boards: list[Board] = [[[STONES[cell] for cell in row] for row in lines[2 : 2 + size]]]
     for number, line in enumerate(lines[2 + size : 2 + size + count]):
         colour, row, col = line.split()
         previous = boards[number - 1] if number >= 1 else None
-        reason, after, _ = naive_play(boards[-1], STONES[colour], (int(row), int(col)), previous)
+        reason, after, _ = play_stone(boards[-1], int(row), int(col), STONES[colour], previous)
         if reason is not None:
             return "NOT_VALID"
         boards.append(after)
@@ -124,7 +125,7 @@ def test_the_cases_cover_the_puzzle() -> None:
 
 @pytest.mark.parametrize("name", VALID)
 def test_model_agrees_with_the_drawn_answer(name: str) -> None:
-    assert naive_solve(read(name, ".in")) == expected_output(name)
+    assert reference_solve(read(name, ".in")) == expected_output(name)
 
 
 @pytest.mark.parametrize("name", VALID)

@@ -1,9 +1,9 @@
 """Tests of `gokata.env.VecGo` under the engine's rules (`rules="gokata"`).
 
-The oracle is the pure-Python `ReferenceGo` of `reference_model.py` (independent of the
-engine), stepped with the same actions: from it the test builds pgx's observation planes,
-the legal-action mask, the area score and the ending of each game, and checks every row of
-every step. pgx's own rules are checked against pgx itself in `test_env_pgx.py`.
+The oracle is the pure-Python `ReferenceGo` of ``support/reference_model.py`` (independent of
+the engine), stepped with the same actions: from it the test builds pgx's observation planes,
+the legal-action mask, the area score (the model's `area_score`) and the ending of each game,
+and checks every row of every step. pgx's own rules are checked against pgx itself in `test_env_pgx.py`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import pytest
 
 from gokata import Go
 from gokata.env import VecGo
-from support.reference_model import ReferenceGo, ReferenceIllegalMove
+from support.reference_model import ReferenceGo, ReferenceIllegalMove, area_score
 
 
 def legal_points(game: ReferenceGo, size: int) -> list[int]:
@@ -34,34 +34,6 @@ def legal_points(game: ReferenceGo, size: int) -> list[int]:
         game.rollback(1)
         legal.append(action)
     return legal
-
-
-def area(board: list[list[str]]) -> tuple[int, int]:
-    """Black's and white's area: stones, and empty regions that touch only that colour."""
-    size = len(board)
-    counts = {"x": 0, "o": 0}
-    seen: set[tuple[int, int]] = set()
-    for r in range(size):
-        for c in range(size):
-            cell = board[r][c]
-            if cell in counts:
-                counts[cell] += 1
-            elif (r, c) not in seen:
-                region, borders, todo = 0, set(), [(r, c)]
-                seen.add((r, c))
-                while todo:
-                    pr, pc = todo.pop()
-                    region += 1
-                    for nr, nc in ((pr - 1, pc), (pr + 1, pc), (pr, pc - 1), (pr, pc + 1)):
-                        if 0 <= nr < size and 0 <= nc < size:
-                            if board[nr][nc] == "." and (nr, nc) not in seen:
-                                seen.add((nr, nc))
-                                todo.append((nr, nc))
-                            elif board[nr][nc] != ".":
-                                borders.add(board[nr][nc])
-                if len(borders) == 1:
-                    counts[borders.pop()] += region
-    return counts["x"], counts["o"]
 
 
 class ReferenceBoard:
@@ -113,7 +85,7 @@ class ReferenceBoard:
         self.positions.append(self.game.board)
         if self.passes >= 2:
             self.finished = True
-            black, white = area(self.game.board)
+            black, white = area_score(self.game.board)
             margin = black - white - self.komi
             return [float(np.sign(margin)), float(-np.sign(margin))], True, False
         if len(self.positions) >= self.max_steps:

@@ -1,26 +1,42 @@
-"""A deliberately simple, independent pure-Python model of the `gokata.Go` specification.
+"""The one pure-Python model of Go in this repository: deliberately simple and independent of
+the engine, the oracle of the tests and the pure-Python baseline of the benchmarks.
 
 It is meant to be obviously right rather than fast, so that random games can be played on it
-and on `gokata.Go` side by side (see `test_go_differential.py`):
+and on `gokata.Go` side by side (see ``engine/test_go_differential.py``):
 
 * the board is a list of lists of ``'.'``, ``'x'``, ``'o'``, row 0 at the top;
-* liberties are found by flood fill every time they are needed;
-* the history is a list of full board snapshots: ``boards[0]`` is the position before the
-  first turn (empty, or the handicap stones) and ``boards[k]`` the position after turn ``k``;
+* liberties are found by flood fill every time they are needed (`chain_and_liberties`);
+* a stone is played on a bare board by `play_stone`: captures, then suicide, then ko, where
+  ko is the board after the move equal to a given earlier board;
+* `ReferenceGo`, the model of the `gokata.Go` class, keeps the history as a list of full board
+  snapshots: ``boards[0]`` is the position before the first turn (empty, or the handicap
+  stones) and ``boards[k]`` the position after turn ``k``;
 * the side to move is black after an even number of turns and white after an odd number;
 * ko: a move is illegal if the board after it equals the board as it was before the last
   turn, ``boards[-2]`` (a pass repeats the board, so passes are turns like any other);
-* rollback drops snapshots, reset starts over.
+* rollback drops snapshots, reset starts over;
+* `area_score` counts stones and the empty regions that touch one colour only;
+  `simple_ko_point` is the one-turn ban of simple ko (a single stone taking a single stone),
+  as playouts and GTP engines apply it to a position without its history.
 
 Illegal moves raise `ReferenceIllegalMove`, a subclass of `gokata.IllegalMoveError` (so that the
 same tests can be run against both implementations) that also records the reason.
+
+Who uses it: the rule tests of ``engine/`` (through the `new_game` fixture, and as the oracle of
+the differential, legality-oracle, solve, batch and input tests), ``env/test_env_vecgo.py``, the
+GNU Go differential of ``bot/``, and the timed pure-Python baseline of
+``benches/bench_python.py``. It lives in ``python_tests/support``, imported as
+``support.reference_model``: the tests through pytest's ``pythonpath``, a benchmark after
+putting ``python_tests`` on ``sys.path`` (as ``benches/strength.py`` does for the GTP referee).
+It imports nothing from the tests, only `gokata.IllegalMoveError`.
 """
 
 from __future__ import annotations
 
 import copy
 import re
-from typing import Protocol, Union
+from collections.abc import Sequence
+from typing import Optional, Protocol, Union
 
 from gokata import IllegalMoveError
 
@@ -29,7 +45,14 @@ COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 
 MAX_SIDE = 25
 
+EMPTY, BLACK, WHITE = ".", "x", "o"
+
 Board = list[list[str]]
+"""A position: rows of ``'.'``, ``'x'``, ``'o'``, top row first, as `gokata.Go.board` gives it."""
+Rows = Sequence[Sequence[str]]
+"""A position only read: a `Board`, or rows of text such as ``("x.", ".o")``."""
+Point = tuple[int, int]
+"""A 0-based ``(row, col)``, row 0 at the top."""
 Coordinate = Union[str, tuple[int, int]]
 
 HANDICAP_POINTS: dict[int, tuple[str, ...]] = {
@@ -121,28 +144,94 @@ def empty_board(height: int, width: int) -> Board:
     return [["." for _ in range(width)] for _ in range(height)]
 
 
-def neighbours(board: Board, row: int, col: int) -> list[tuple[int, int]]:
+def neighbours(board: Rows, row: int, col: int) -> list[Point]:
     height, width = len(board), len(board[0])
     candidates = [(row - 1, col), (row + 1, col), (row, col - 1), (row, col + 1)]
     return [(r, c) for r, c in candidates if 0 <= r < height and 0 <= c < width]
 
 
-def chain_and_liberties(board: Board, row: int, col: int) -> tuple[set[tuple[int, int]], set[tuple[int, int]]]:
+def chain_and_liberties(board: Rows, row: int, col: int) -> tuple[set[Point], set[Point]]:
     """The stones of the chain through ``(row, col)`` and its liberties, by flood fill."""
     colour = board[row][col]
     chain = {(row, col)}
-    liberties: set[tuple[int, int]] = set()
+    liberties: set[Point] = set()
     todo = [(row, col)]
     while todo:
         r, c = todo.pop()
         for n in neighbours(board, r, c):
             cell = board[n[0]][n[1]]
-            if cell == ".":
+            if cell == EMPTY:
                 liberties.add(n)
             elif cell == colour and n not in chain:
                 chain.add(n)
                 todo.append(n)
     return chain, liberties
+
+
+def play_stone(
+    board: Rows, row: int, col: int, stone: str, previous: Optional[Rows] = None
+) -> tuple[Optional[str], Board, list[Point]]:
+    """``stone`` (``'x'`` or ``'o'``) played at ``(row, col)`` of ``board``: the reason it is
+    illegal or None, the board after it (a copy of ``board`` if it is illegal) and the points
+    it captured, in board order. Illegal, checked in this order: ``"occupied"``; ``"suicide"``
+    if its chain has no liberty once the opponent's chains left without one are taken off;
+    ``"ko"`` if the board after it equals ``previous``. ``board`` itself is never changed."""
+    after = [list(line) for line in board]
+    if after[row][col] != EMPTY:
+        return "occupied", after, []
+    after[row][col] = stone
+    opponent = WHITE if stone == BLACK else BLACK
+    captured: set[Point] = set()
+    for r, c in neighbours(after, row, col):
+        if after[r][c] == opponent and (r, c) not in captured:
+            chain, liberties = chain_and_liberties(after, r, c)
+            if not liberties:
+                captured |= chain
+    for r, c in captured:
+        after[r][c] = EMPTY
+    if not chain_and_liberties(after, row, col)[1]:
+        return "suicide", [list(line) for line in board], []
+    if previous is not None and after == [list(line) for line in previous]:
+        return "ko", [list(line) for line in board], []
+    return None, after, sorted(captured)
+
+
+def simple_ko_point(after: Rows, row: int, col: int, captured: Sequence[Point]) -> Optional[Point]:
+    """The point the opponent may not retake at once under simple ko, after a move at
+    ``(row, col)`` that left ``after`` and took ``captured``: the stone taken, when the move
+    took exactly one stone and is a single stone whose only liberty is that point; else None."""
+    if len(captured) != 1:
+        return None
+    chain, liberties = chain_and_liberties(after, row, col)
+    if chain == {(row, col)} and liberties == {captured[0]}:
+        return captured[0]
+    return None
+
+
+def area_score(board: Rows) -> tuple[int, int]:
+    """Black's and white's area: stones, and the empty regions (4-connected) that touch only
+    that colour's stones."""
+    area = {BLACK: 0, WHITE: 0}
+    seen: set[Point] = set()
+    for r, line in enumerate(board):
+        for c, cell in enumerate(line):
+            if cell != EMPTY:
+                area[cell] += 1
+                continue
+            if (r, c) in seen:
+                continue
+            region, borders, todo = {(r, c)}, set(), [(r, c)]
+            while todo:
+                for nr, nc in neighbours(board, *todo.pop()):
+                    if board[nr][nc] != EMPTY:
+                        borders.add(board[nr][nc])
+                    elif (nr, nc) not in region:
+                        region.add((nr, nc))
+                        todo.append((nr, nc))
+            seen |= region
+            if len(borders) == 1:
+                area[borders.pop()] += len(region)
+    return area[BLACK], area[WHITE]
 
 
 class ReferenceGo:
@@ -188,24 +277,12 @@ class ReferenceGo:
             self._play(row, col)
 
     def _play(self, row: int, col: int) -> None:
-        name = kata_name(row, col, self._height)
-        board = [list(r) for r in self._boards[-1]]
-        if board[row][col] != ".":
-            raise ReferenceIllegalMove(name, "occupied")
-        own = "x" if self.turn == "black" else "o"
-        opponent = "o" if own == "x" else "x"
-        board[row][col] = own
-        for r, c in neighbours(board, row, col):
-            if board[r][c] == opponent:
-                chain, liberties = chain_and_liberties(board, r, c)
-                if not liberties:
-                    for sr, sc in chain:
-                        board[sr][sc] = "."
-        if not chain_and_liberties(board, row, col)[1]:
-            raise ReferenceIllegalMove(name, "suicide")
-        if len(self._boards) >= 2 and board == self._boards[-2]:
-            raise ReferenceIllegalMove(name, "ko")
-        self._boards.append(board)
+        own = BLACK if self.turn == "black" else WHITE
+        previous = self._boards[-2] if len(self._boards) >= 2 else None
+        reason, after, _ = play_stone(self._boards[-1], row, col, own, previous)
+        if reason is not None:
+            raise ReferenceIllegalMove(kata_name(row, col, self._height), reason)
+        self._boards.append(after)
 
     def pass_turn(self) -> None:
         self._boards.append([list(r) for r in self._boards[-1]])
