@@ -29,7 +29,9 @@ from websockets.sync.server import ServerConnection, serve
 
 import gokata
 from gokata.client import Over, RemoteGame, connect
+from support.processes import TICKS_PER_SECOND, cpu_ticks
 from support.server_process import ServerProcess, fresh_name, gokata_command, sign_in
+from support.waiting import wait_until
 
 GNUGO = "/usr/games/gnugo"
 STANDIN = str(Path(__file__).resolve().parents[1] / "support" / "standin_gtp.py")
@@ -60,14 +62,13 @@ class BridgeProcess:
 
     def wait_seeking(self, server: ServerProcess, timeout: float = 30.0) -> dict[str, object]:
         """The bridge's seek, once the server lists it."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+
+        def listed() -> dict[str, object] | None:
             assert self.process.poll() is None, f"the bridge exited: {self.output()}"
-            for seek in server.get_json("/api/seeks")["seeks"]:
-                if seek["name"] == self.name:
-                    return dict(seek)
-            time.sleep(0.05)
-        raise AssertionError(f"the bridge never sought: {self.output()}")
+            seeks = server.get_json("/api/seeks")["seeks"]
+            return next((dict(seek) for seek in seeks if seek["name"] == self.name), None)
+
+        return wait_until(listed, timeout, f"the bridge {self.name} to seek")
 
     def token(self) -> str:
         tokens = json.loads((self.folder / "gokata" / "tokens.json").read_text())
@@ -116,6 +117,13 @@ def standin(*faults: str) -> list[str]:
     return [sys.executable, STANDIN, *faults]
 
 
+def answers(log: Path) -> int:
+    """The ``genmove`` answers the stand-in engine has written (it logs each as it sends it)."""
+    if not log.exists():
+        return 0
+    return sum(1 for line in log.read_text().splitlines() if " answered genmove: " in line)
+
+
 def play_until_over(game: RemoteGame, moves: int, then: str = "pass") -> Over:
     """Plays ``moves`` of gokata's quick moves, then passes (or resigns) on every turn, until
     the game is over; each turn at once (the person never runs short of time)."""
@@ -147,19 +155,16 @@ def answered(game: RemoteGame, point: str | None) -> None:
         game.wait(timeout=5)
 
 
-def cpu_ticks(pid: int) -> int:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return int(fields[11]) + int(fields[12])  # utime and stime
-
-
 def thinking(engine: int, game: RemoteGame) -> None:
     """Waits until ``engine`` has spent 50 ms of processor time since now (a ``play`` costs
     none of it: the engine is in its ``genmove``), while the bot has not answered."""
-    start, deadline = cpu_ticks(engine), time.monotonic() + 10
-    ticks = os.sysconf("SC_CLK_TCK") // 20
-    while cpu_ticks(engine) - start < ticks:
-        assert not game.my_turn and time.monotonic() < deadline, "the engine answered before it could be killed"
-        time.sleep(0.005)
+    start = cpu_ticks(engine)
+
+    def busy() -> bool:
+        assert not game.my_turn, "the engine answered before it could be killed"
+        return cpu_ticks(engine) - start >= TICKS_PER_SECOND // 20
+
+    wait_until(busy, 10, "the engine to spend 50 ms in its genmove", every=0.005)
 
 
 def free_point(game: RemoteGame) -> str:
@@ -184,7 +189,9 @@ def test_a_game_to_two_passes_asks_one_genmove_a_turn_and_none_after_the_end(
             game = person.seek(9, opponent="computer", timeout=30)
             assert game.bots[game.color] is False and game.bots[game.color == "black" and "white" or "black"]
             over = play_until_over(game, moves=12)
-            time.sleep(1.0)  # a genmove after the end would be sent by now
+            # Done with the game, the bridge seeks again: its runner, which sends the genmoves
+            # (waiting for each answer), has ended, so no genmove can follow.
+            robot.wait_seeking(server)
         assert (over.reason, over.records is not None) == ("passes", True)
         genmoves = [line for line in log.read_text().splitlines() if " genmove " in line]
         assert len(genmoves) == bot_turns(game), (genmoves, game.moves)
@@ -260,7 +267,7 @@ def test_a_stale_turn_makes_the_bridge_rebuild_its_engines_position(
             elsewhere = sign_in(server, robot.name, robot.token())  # the bot's account, elsewhere
             elsewhere.wire.request({"type": "move", "game": game.id, "ply": 1, "point": "3C"}, "played")
             elsewhere.wire.close()
-            time.sleep(2.0)  # the engine's answer for ply 1 came, too late
+            wait_until(lambda: answers(log) >= 1, 10, "the engine's answer for ply 1, too late")
             assert game.moves == ["5E", "3C"]
             over = play_until_over(game, moves=4)
         assert over.reason == "passes"

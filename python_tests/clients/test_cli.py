@@ -20,6 +20,7 @@ from gokata._play import PlaySession
 from gokata.cli import main
 from support.command_runs import Run
 from support.server_process import gokata_command
+from support.waiting import wait_until
 
 EMPTY_5 = [".....", ".....", ".....", ".....", "....."]
 NINES = "9" * 30
@@ -500,10 +501,13 @@ def test_solve_on_ctrl_c() -> None:
     with subprocess.Popen(
         gokata_command() + ["solve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     ) as process:
-        deadline = time.monotonic() + 30
-        while not blocked_in_read(process.pid):  # reading the puzzle, Python's handlers set
-            assert time.monotonic() < deadline and process.poll() is None
-            time.sleep(0.02)
+        # Reading the puzzle, Python's handlers set (or gone, which fails below).
+        wait_until(
+            lambda: process.poll() is not None or blocked_in_read(process.pid),
+            30,
+            "gokata solve blocked reading its input",
+        )
+        assert process.poll() is None
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=30)
     assert (process.returncode, out, err) == (130, "", "gokata solve: interrupted\n")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 import signal
 import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -34,6 +33,7 @@ from gokata.client import (
 from support.clients import free_port, pair, settle, unique
 from support.databases import Databases
 from support.server_process import ServerProcess
+from support.waiting import wait_until
 
 EMPTY_9 = ["." * 9] * 9
 
@@ -341,14 +341,6 @@ def test_a_game_that_ended_while_away_can_be_fetched(server: ServerProcess) -> N
                 assert their_game.id in str(not_mine.value)
 
 
-def eventually(condition: Callable[[], bool], what: str, timeout: float = 10) -> None:
-    """Waits until ``condition()`` holds (the client's reader thread updates the games)."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"after {timeout} s, still not {what}"
-        time.sleep(0.01)
-
-
 def test_the_opponent_leaving_and_coming_back_is_seen(server: ServerProcess) -> None:
     black, white, game, theirs = pair(server.ws_url)
     black_token, white_token = black.token, white.token
@@ -357,14 +349,14 @@ def test_the_opponent_leaving_and_coming_back_is_seen(server: ServerProcess) -> 
         for view in (game, theirs):
             assert view.connected == {"black": True, "white": True} and view.opponent_connected
         white.close()
-        eventually(lambda: not game.opponent_connected, "told that white left")
+        wait_until(lambda: not game.opponent_connected, 10, "black to be told that white left")
         assert game.connected == {"black": True, "white": False}
     # Black comes back while white is away: the game's state at sign-in says so.
     with connect(server.ws_url, black.name, black_token) as black_again:
         mine = black_again.game(game.id)
         assert mine.connected == {"black": True, "white": False} and not mine.opponent_connected
         with connect(server.ws_url, white.name, white_token) as white_again:
-            eventually(lambda: mine.opponent_connected, "told that white is back")
+            wait_until(lambda: mine.opponent_connected, 10, "black to be told that white is back")
             assert mine.connected == {"black": True, "white": True}
             returned = white_again.game(game.id)
             assert returned.connected == {"black": True, "white": True} and returned.opponent_connected
@@ -391,10 +383,11 @@ def test_a_bot_and_a_person_who_asks_for_the_computer(server: ServerProcess) -> 
             human.seek(9, timeout=0.5)  # people by default: the bot is not seeking yet
         with ThreadPoolExecutor(1) as pool:
             robot_game = pool.submit(robot.seek, [19, 9], timeout=30)
-            deadline = time.monotonic() + 10
-            while robot.name not in [s["name"] for s in server.get_json("/api/seeks")["seeks"]]:
-                assert time.monotonic() < deadline, "the bot's seek never showed"
-                time.sleep(0.02)
+            wait_until(
+                lambda: robot.name in [s["name"] for s in server.get_json("/api/seeks")["seeks"]],
+                10,
+                "the bot's seek",
+            )
             game = human.seek(9, "black", opponent="computer", timeout=30)
             theirs = robot_game.result(timeout=30)
         assert (game.id, game.color, game.bots) == (theirs.id, "black", {"black": False, "white": True})
@@ -428,7 +421,11 @@ def test_the_client_reconnects_after_a_server_restart(own_server: ServerProcess,
         with ThreadPoolExecutor(1) as pool:
             # Sent while the server is down: resent with the same ply once reconnected.
             in_flight = pool.submit(theirs.move, "4E", timeout=60)
-            time.sleep(0.5)
+            wait_until(
+                lambda: theirs._pending is not None and not white.connected,
+                10,
+                "white's move in flight while the server is gone",
+            )
             assert not in_flight.done()
             own_server.restart()
             played = in_flight.result(timeout=60)
@@ -464,10 +461,7 @@ def test_a_timeout_says_whether_the_opponent_or_the_server_is_silent(own_server:
         played = theirs.wait(timeout=10)  # the move was sent: played once the server woke
         assert isinstance(played, Played) and played.point == "5E"
         own_server.kill()
-        deadline = time.monotonic() + 10
-        while black.connected:
-            assert time.monotonic() < deadline, "the client did not notice the server is gone"
-            time.sleep(0.01)
+        wait_until(lambda: not black.connected, 10, "the client to notice the server is gone")
         with pytest.raises(TimeoutError) as lost:
             game.wait(timeout=0.5)
         assert str(lost.value) == (
@@ -479,10 +473,7 @@ def test_a_connection_given_up_says_why(own_server: ServerProcess) -> None:
     with connect(own_server.ws_url, unique("brief"), reconnect_for=0.5) as player:
         assert player.failure is None and player.connected
         own_server.kill()
-        deadline = time.monotonic() + 15
-        while player.failure is None:
-            assert time.monotonic() < deadline, "the client never gave up"
-            time.sleep(0.01)
+        wait_until(lambda: player.failure is not None, 15, "the client to give up")
         assert isinstance(player.failure, ConnectionFailedError) and not player.connected
         assert str(player.failure).startswith(f"cannot connect to {own_server.ws_url}: ")
         with pytest.raises(ConnectionFailedError):

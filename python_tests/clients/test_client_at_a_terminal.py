@@ -24,6 +24,7 @@ from gokata.client import Played, Player, RemoteGame, connect
 from support.bot_player import BotPlayer
 from support.clients import environment, unique
 from support.server_process import ServerProcess, gokata_command
+from support.waiting import wait_until_equal
 
 WAIT = 30.0
 """Seconds any expected output may take."""
@@ -305,11 +306,9 @@ def test_by_default_the_terminal_never_meets_a_bot(server: ServerProcess, tmp_pa
                 seeks = server.get_json("/api/seeks")["seeks"]
                 return sorted((seek["name"], seek["bot"], seek["opponent"]) for seek in seeks)
 
-            deadline = time.monotonic() + WAIT
-            while waiting() != sorted([(me, False, "human"), (robot, True, "human")]):
-                assert time.monotonic() < deadline, waiting()
-                time.sleep(0.05)
-            time.sleep(0.5)
+            both = sorted([(me, False, "human"), (robot, True, "human")])
+            wait_until_equal(waiting, both, WAIT, "both seeks waiting")
+            time.sleep(0.5)  # the sleep is the test: a wrong pairing of the two would be made by now
             assert len(waiting()) == 2, "neither seek was paired"
             terminal.types("quit\n")
             terminal.expect_line("Stopped seeking.")

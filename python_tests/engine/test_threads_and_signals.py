@@ -20,6 +20,8 @@ import pytest
 
 import gokata
 from gokata import Go, IllegalMoveError, playouts
+from support.processes import TICKS_PER_SECOND, cpu_ticks
+from support.waiting import wait_until
 
 
 def run_racing(threads: list[threading.Thread]) -> None:
@@ -56,7 +58,7 @@ SLOW_NUMPY_IMPORT = """
             spec = importlib.util.find_spec("numpy")
             run = spec.loader.exec_module
             def exec_module(module):
-                time.sleep(0.5)
+                time.sleep(0.5)  # the window in which the other threads import numpy too
                 run(module)
             spec.loader.exec_module = exec_module
             return spec
@@ -355,7 +357,12 @@ def test_ctrl_c_stops_playouts_at_once() -> None:
         assert process.stdout is not None
         try:
             assert process.stdout.readline() == "ready\n"
-            time.sleep(0.5)  # well into the playouts
+            start = cpu_ticks(process.pid)
+            wait_until(
+                lambda: cpu_ticks(process.pid) - start >= TICKS_PER_SECOND // 5,
+                10,
+                "0.2 s of processor time in the child's playouts",
+            )
             process.send_signal(signal.SIGINT)
             sent = time.monotonic()
             out, err = process.communicate(timeout=10)

@@ -54,7 +54,7 @@ from support.browser_page import (
     without_clock,
 )
 from support.databases import Databases
-from support.server_process import ServerProcess, fresh_name, play, sign_in, start_game
+from support.server_process import ServerProcess, Wire, fresh_name, play, sign_in, start_game
 
 SHORT_MOVE_TIME = 3.0
 """The move time of the timeout test, in seconds."""
@@ -198,7 +198,7 @@ def test_two_browsers_play_a_game_to_two_passes(
     eventually(lambda: alice.text("status"), f"Signed in as {alice_name}. Choose a board and seek a game.")
     alice.driver.refresh()
     eventually(lambda: alice.text("player"), record(server, alice_name), what="signed in after the reload")
-    alice.sleep_for_messages()
+    alice.settled()  # all the server said after the sign-in has been shown
     assert alice.text("result") == "" and not alice.shown("board")
     for page in pages.values():
         page.assert_clean()
@@ -347,8 +347,12 @@ def test_anyone_can_watch_a_game_without_a_name(server: ServerProcess, browsers:
         )
         assert without_clock(game_state(server, game)) == without_clock(state)
 
-        # Later than a WebSocket may stay unsigned, a pass and a move still show.
-        time.sleep(11)
+        # Later than a WebSocket may stay unsigned (10 s), a pass and a move still show. The
+        # server closing a connection opened after the viewer's, which never signs in either,
+        # says that the viewer's time to sign in has run out too.
+        unsigned = Wire(server.ws_url)
+        closed = unsigned.closed(30)
+        assert closed.rcvd is not None and closed.rcvd.code == 1008, closed
         play(white, black, game, 1, None)
         state = game_state(server, game)
         eventually(lambda: shows(viewer, state), expected_view(state, None), what="the pass")
@@ -638,7 +642,7 @@ def test_the_pages_survive_a_server_crash_and_resend_a_click_made_meanwhile(
         server.kill()
         contains(lambda: bob.text("status"), "reconnecting")
         bob.click("4D")  # the server is down: the page keeps the turn
-        time.sleep(0.5)
+        contains(lambda: bob.text("status"), "Not connected: the turn is sent when the connection is back.")
         server.restart()  # same port, same database
         # The pages retry with back-off (at most 8 s apart): give them time to come back. The
         # first back may see the other come back after it.

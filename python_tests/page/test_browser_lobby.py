@@ -200,7 +200,7 @@ def test_a_person_plays_the_computer_while_another_window_watches_from_the_lobby
     assert alice.text("status") == f"Signed in as {person}. Choose a board and seek a game."
     alice.driver.refresh()
     until(lambda: alice.text("player") == record(server, person), what="signed in again")
-    alice.sleep_for_messages()
+    alice.settled()  # all the server said after the sign-in has been shown
     assert alice.shown("lobby") and not alice.shown("board"), "the game stays put away"
     for page in (alice, watcher):
         page.assert_clean()
@@ -238,7 +238,7 @@ def test_the_lobby_marks_bots_and_is_read_only_while_it_is_on_show(
         own_tab = page.driver.current_window_handle
         before = lobby_reads(page)
         page.driver.switch_to.new_window("tab")
-        time.sleep(LOBBY_EVERY + 1.5)
+        time.sleep(LOBBY_EVERY + 1.5)  # the sleep is the test: a reading due every LOBBY_EVERY s does not come
         page.driver.close()
         page.driver.switch_to.window(own_tab)
         assert lobby_reads(page) <= before + 1, "the lists were read while the tab was hidden"
@@ -249,7 +249,7 @@ def test_the_lobby_marks_bots_and_is_read_only_while_it_is_on_show(
         until(lambda: page.stored("gokata.game") is not None, what="the game with the computer")
         assert not page.shown("lobby")
         before = lobby_reads(page)
-        time.sleep(LOBBY_EVERY + 1.5)
+        time.sleep(LOBBY_EVERY + 1.5)  # the sleep is the test: a reading due every LOBBY_EVERY s does not come
         assert lobby_reads(page) == before, "the lists were read during the game"
         page.element("resign").click()
         page.element("resign").click()  # "Really resign?"

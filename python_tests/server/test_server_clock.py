@@ -13,6 +13,7 @@ import pytest
 
 from support.databases import Databases
 from support.server_process import Frame, Player, ServerProcess, play, start_game
+from support.waiting import wait_until
 
 MOVE_TIME = 1.5
 LATE = 2.0
@@ -73,13 +74,13 @@ def test_a_game_times_out_with_nobody_connected(server: ServerProcess) -> None:
     since = time.monotonic()
     black.wire.close()
     white.wire.close()
-    while True:
+
+    def over() -> Frame | None:
         status, state = server.get(f"/api/games/{game}")
         assert status == 200
-        if state["status"] == "over":
-            break
-        assert time.monotonic() - since < MOVE_TIME + LATE, "no timeout"
-        time.sleep(0.05)
+        return state if state["status"] == "over" else None
+
+    state = wait_until(over, MOVE_TIME + LATE - (time.monotonic() - since), "the timeout with nobody connected")
     assert time.monotonic() - since >= MOVE_TIME - 0.1
     assert (state["winner"], state["reason"], state["moves"]) == ("white", "timeout", ["5E", "4D"])
     assert records(server, black, white) == [(0, 1), (1, 0)]
@@ -90,14 +91,14 @@ def test_each_turn_gives_the_full_time_again(server: ServerProcess) -> None:
     game = start["id"]
     begun = time.monotonic()
     for ply, point in enumerate(["5E", "4D", "3C"]):
-        time.sleep(0.9)  # within the move time; together more than it
+        time.sleep(0.9)  # the test: within the move time; together more than it
         mover, other = (black, white) if ply % 2 == 0 else (white, black)
         assert play(mover, other, game, ply, point)["remaining_ms"] == 1500
     assert time.monotonic() - begun > 1.5 * MOVE_TIME
     state = white.wire.sync(game)
     assert state["status"] == "playing"
     assert 0 < state["remaining_ms"] <= 1500
-    time.sleep(0.5)
+    time.sleep(0.5)  # the sleep is the test: how far the clock runs in half a second
     later = white.wire.sync(game)
     assert later["remaining_ms"] <= state["remaining_ms"] - 400, "the clock runs"
     white.wire.send({"type": "resign", "game": game})
@@ -122,6 +123,7 @@ def test_a_last_pass_racing_the_timeout_is_counted_once(server: ServerProcess) -
         black, white, start, sent = games[index]
         game = start["id"]
         try:
+            # The sleep is the test: white's pass timed to race its deadline.
             time.sleep(max(0.0, delays[index] - (time.monotonic() - sent)))
             white.wire.send({"type": "pass", "game": game, "ply": 1})
             first = white.wire.recv(timeout=MOVE_TIME + LATE)

@@ -20,6 +20,7 @@ from websockets.exceptions import ConnectionClosed
 from gokata import Go
 from support.databases import Databases
 from support.server_process import Frame, Player, ServerProcess, fresh_name, gokata_command, play, sign_in, start_game
+from support.waiting import wait_until
 
 
 def rows(go: Go) -> list[str]:
@@ -73,8 +74,8 @@ def test_kill_9_mid_game_then_restart_loses_no_acknowledged_turn(tmp_path: Path,
         play_all(black, white, game, acknowledged)
         waiting = sign_in(server, fresh_name("Dseek"))
         waiting.wire.request({"type": "seek", "size": 9, "color": "any"}, "seeking")
-        time.sleep(2.5)  # black's clock runs: 7.5 s left of 10
-        assert black.wire.sync(game)["remaining_ms"] <= 7600
+        # Black's clock runs: 7.6 s left of 10 (synced now and then, not to flood the server).
+        wait_until(lambda: black.wire.sync(game)["remaining_ms"] <= 7600, 10, "black's clock at 7.6 s", every=0.25)
         # One more move, sent but not acknowledged: the kill may come before or after its commit.
         black.wire.send({"type": "move", "game": game, "ply": 8, "point": "7G"})
         server.kill()
@@ -98,7 +99,11 @@ def test_kill_9_mid_game_then_restart_loses_no_acknowledged_turn(tmp_path: Path,
             # The database's clock ran on through the restart (another process could have
             # served the game meanwhile); a dead process's seeks go within 3 seconds.
             assert state["remaining_ms"] <= 10000 - 1000 * (time.monotonic() - killed) + 50, state["remaining_ms"]
-            time.sleep(max(0.0, killed + 3.5 - time.monotonic()))
+            wait_until(
+                lambda: waiting.name not in [seek["name"] for seek in server.get_json("/api/seeks")["seeks"]],
+                max(0.1, killed + 3.5 - time.monotonic()),
+                "the dead process's seek to go",
+            )
         # Seeks do not survive a restart: a new seek waits.
         other = sign_in(server, fresh_name("Dseek"))
         other.wire.request({"type": "seek", "size": 9, "color": "any"}, "seeking")
@@ -219,7 +224,8 @@ def test_a_half_sent_request_does_not_hold_the_server_open(tmp_path: Path, datab
     with ServerProcess(databases.new(tmp_path)) as server:
         with socket.create_connection(("127.0.0.1", server.port), timeout=5) as stalled:
             stalled.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n")  # and never the blank line
-            time.sleep(0.2)
+            # A request on a later connection answered: the server has accepted the stalled one.
+            assert server.get("/health")[0] == 200
             started = time.monotonic()
             assert server.stop(signal.SIGTERM, timeout=15) == 0
             assert time.monotonic() - started < 8, "the stalled request held the server open"

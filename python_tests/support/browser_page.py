@@ -13,8 +13,8 @@ from __future__ import annotations
 import base64
 import os
 import re
+import itertools
 import shutil
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Optional, TypeVar, cast
@@ -27,6 +27,7 @@ from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.ui import Select
 
 from support.server_process import Frame, ServerProcess, fresh_name
+from support.waiting import WaitTimeout, wait_until, wait_until_equal
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -39,30 +40,54 @@ STONES = {"black": "x", "white": "o", "empty": "."}
 
 T = TypeVar("T")
 
-def eventually(observe: Callable[[], T], expected: T, timeout: float = WAIT, what: str = "") -> None:
-    """Polls ``observe()`` until it equals ``expected``; after ``timeout`` seconds fails with
-    the last value seen."""
-    deadline = time.monotonic() + timeout
-    while True:
-        seen = observe()
-        if seen == expected:
-            return
-        if time.monotonic() > deadline:
-            assert seen == expected, f"{what}: still not as expected after {timeout} s"
-        time.sleep(0.05)
+SOCKET_SPY = """
+(() => {
+  const Native = window.WebSocket;
+  window.gokataTestPongs = [];
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      window.gokataTestSocket = this;
+      this.addEventListener("message", (event) => {
+        try {
+          const frame = JSON.parse(event.data);
+          if (frame.type === "pong") window.gokataTestPongs.push(frame.t);
+        } catch (error) {
+          // not JSON: the page's own handler deals with it
+        }
+      });
+    }
+  };
+})();
+"""
+"""Run before the page's own script in every document a `Page` loads: the page's WebSocket is
+kept as ``window.gokataTestSocket``, and the ``t`` of every ``pong`` it receives in
+``window.gokataTestPongs`` (for `Page.settled`). The page itself is unchanged."""
 
 
-def until(condition: Callable[[], bool], timeout: float = WAIT, what: str = "") -> None:
-    """Polls ``condition()`` until it is true; fails after ``timeout`` seconds."""
-    eventually(condition, True, timeout, what)
+def eventually(observe: Callable[[], T], expected: T, timeout: float = WAIT, what: str = "the page") -> None:
+    """Polls ``observe()`` until it equals ``expected``; after ``timeout`` seconds fails naming
+    ``what``, with the last value seen."""
+    wait_until_equal(observe, expected, timeout, what)
+
+
+def until(condition: Callable[[], bool], timeout: float = WAIT, what: str = "the page") -> None:
+    """Polls ``condition()`` until it is true; fails after ``timeout`` seconds naming ``what``."""
+    wait_until_equal(condition, True, timeout, what)
 
 
 def contains(observe: Callable[[], str], words: str, timeout: float = WAIT) -> None:
     """Polls ``observe()`` until the text contains ``words``; fails with the last text seen."""
-    deadline = time.monotonic() + timeout
-    while words not in (seen := observe()):
-        assert time.monotonic() < deadline, f"{words!r} not in {seen!r} after {timeout} s"
-        time.sleep(0.05)
+    seen = [""]
+
+    def found() -> bool:
+        seen[0] = observe()
+        return words in seen[0]
+
+    try:
+        wait_until(found, timeout, f"{words!r} in the text")
+    except WaitTimeout as late:
+        raise WaitTimeout(f"{late}; the text: {seen[0]!r}") from None
 
 
 # -- the browser ---------------------------------------------------------------------------
@@ -96,6 +121,8 @@ class Page:
         options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
         self.driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
         self.driver.set_page_load_timeout(WAIT)
+        self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": SOCKET_SPY})
+        self._barriers = itertools.count()
 
     # -- reading -------------------------------------------------------------------------
 
@@ -191,10 +218,25 @@ class Page:
         assert isinstance(value, list)
         return [str(point) for point in value]
 
-    def sleep_for_messages(self) -> None:
-        """Gives the page the time to get, and show, what the server would send: for checks
-        that something does not happen."""
-        time.sleep(1.0)
+    def settled(self, timeout: float = WAIT) -> None:
+        """Waits until the page has handled every frame the server sent it in answer to what the
+        page sent so far: a ``ping`` sent now on the page's own connection is answered after
+        them, in order, and the page handles frames one at a time in order. For checks that
+        something the server would have said (after a sign-in, say) did not come."""
+        mark = f"settled-{next(self._barriers)}"
+        sent = self.driver.execute_script(
+            "const s = window.gokataTestSocket;"
+            "if (!s || s.readyState !== WebSocket.OPEN) return false;"
+            "s.send(JSON.stringify({type: 'ping', t: arguments[0]}));"
+            "return true;",
+            mark,
+        )
+        assert sent is True, "the page has no open connection to the server"
+        until(
+            lambda: mark in (self.driver.execute_script("return window.gokataTestPongs;") or []),
+            timeout,
+            "the server's answer to a ping from the page",
+        )
 
     def set_viewport(self, width: int, height: int, phone: bool) -> None:
         """Chromium's device emulation: exactly this many CSS pixels; a phone is also a touch

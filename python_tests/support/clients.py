@@ -7,12 +7,12 @@ from __future__ import annotations
 import itertools
 import os
 import socket
-import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from gokata.client import Player, RemoteGame, connect
+from support.waiting import wait_until
 
 _names = itertools.count()
 
@@ -41,8 +41,7 @@ def pair(url: str, size: int = 9) -> tuple[Player, Player, RemoteGame, RemoteGam
 def seek_both(black: Player, white: Player, size: int = 9) -> tuple[RemoteGame, RemoteGame]:
     """``black`` seeks black and ``white`` white, concurrently; their two views of the game."""
     with ThreadPoolExecutor(1) as pool:
-        waiting = pool.submit(black.seek, size, "black", 30)
-        time.sleep(0.05)  # usually the first to seek; either order pairs them
+        waiting = pool.submit(black.seek, size, "black", 30)  # either order pairs them
         white_game = white.seek(size, "white", timeout=30)
         black_game = waiting.result(timeout=30)
     assert black_game.id == white_game.id
@@ -52,10 +51,7 @@ def seek_both(black: Player, white: Player, size: int = 9) -> tuple[RemoteGame, 
 
 def settle(game: RemoteGame, turns: int, timeout: float = 10) -> None:
     """Waits until ``game`` has seen ``turns`` turns."""
-    deadline = time.monotonic() + timeout
-    while game.move_number < turns:
-        assert time.monotonic() < deadline, f"game {game.id} stuck at {game.move_number} turns"
-        time.sleep(0.01)
+    wait_until(lambda: game.move_number >= turns, timeout, f"game {game.id} to see {turns} turns")
 
 
 def environment(config: Path) -> dict[str, str]:

@@ -3,7 +3,8 @@
 (``--crash``), or answers ``genmove`` with nonsense (``--nonsense``). It keeps the position with
 ``gokata.Go`` (so a ``play`` the position does not allow is refused, as a real engine would),
 answers ``genmove`` with a legal move from gokata's quick search, and passes when its opponent
-has just passed. Every command it reads is appended to ``--log`` with its process id."""
+has just passed. Every command it reads is appended to ``--log`` with its process id, and so
+is each answer to ``genmove`` once it is sent (``answered genmove: C3``)."""
 
 from __future__ import annotations
 
@@ -84,12 +85,13 @@ def main() -> int:
             if game.turn != rest[0].lower():
                 game.pass_turn()
             point = None if last_was_pass else gokata.genmove(game, playouts=30, seed=1, threads=1)
+            vertex = "pass" if point is None else f"{point[-1]}{point[:-1]}"
             if point is None:
                 game.pass_turn()
-                answer("pass")
             else:
                 game.move(point)
-                answer(f"{point[-1]}{point[:-1]}")
+            answer(vertex)
+            log(f"answered genmove: {vertex}")  # after the answer is sent, for tests to wait on
             last_was_pass = point is None
         elif name == "quit":
             answer()
