@@ -1,7 +1,8 @@
 """The Python benchmark still runs and still checks every corpus board (in its quick mode),
 OpenSpiel's replays included.
 
-It measures nothing here: figures are printed, never asserted. What can fail is the replay of
+It measures nothing here: figures are printed, never asserted, and so are the table's labels
+(which the benchmark may rename as it likes). What can fail is the run itself, and the replay of
 the corpus (``GOKATA_CORPUS``, else the repository's ``src/testkit/data/corpus``) through the public
 API and the pure-Python baseline, which it verifies. A missing corpus fails the benchmark.
 """
@@ -38,17 +39,6 @@ def test_python_benchmark_replays_the_corpus_correctly() -> None:
     assert "final boards of the corpus" in result.stdout
     replayed = re.search(r"reproduced all (\d+) final boards", result.stdout)
     assert replayed is not None and int(replayed.group(1)) > 0, result.stdout
-    for row in (
-        "Go.move(coord)",
-        "pyspiel state.apply_action",
-        "Rust Game::play inside the extension",
-        "pure-Python board (baseline)",
-        "bytes: Go(9)",
-        "legal_moves()",
-        "threads=1",
-        "speed-up: all cores / one thread",
-    ):
-        assert row in result.stdout
 
 
 def test_python_benchmark_fails_loudly_without_its_corpus(tmp_path: Path) -> None:

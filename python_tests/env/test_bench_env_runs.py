@@ -1,7 +1,9 @@
 """The environment benchmark still runs (in its quick mode), every contestant included.
 
-It measures nothing here: figures are printed, never asserted. What can fail is a contestant
-that no longer runs or is missing: the test extra and the bench extra install them all.
+It measures nothing here: figures are printed, never asserted, and so are the table's labels
+and targets. What can fail is the run, or a contestant that no longer runs (the benchmark then
+stops with an error) or is missing (it prints "not installed"): the test extra and the bench
+extra install them all.
 """
 
 from __future__ import annotations
@@ -23,13 +25,3 @@ def test_environment_benchmark_runs_every_contestant() -> None:
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "not installed" not in out, out
-    for row in (
-        "gokata VecGo, 1 thread",
-        "pgx (CPU jax, jitted loop)",
-        "EnvPool Go9x9-v1",
-        "PettingZoo go_v5 (one board)",
-        "OpenSpiel go (one board)",
-        "speed-up: all cores / one thread",
-        "target 1,000,000 env steps/s",
-    ):
-        assert row in out, out
