@@ -5,6 +5,13 @@ pickling, threads, batch playouts, SVG), ``sgf/``, ``env/``, ``bot/`` (bot, GTP,
 ``server/``, ``clients/`` (Python client, terminal client, command line), ``page/`` (the page
 in Chromium); helpers without tests in ``support/``, imported as ``support.<module>``.
 
+Markers, for a quick tier (``pytest -m "not slow and not browser and not bench"``):
+
+* ``browser``: drives Chromium with selenium (every test of ``page/``);
+* ``bench``: runs a benchmark script of ``benches/``;
+* ``slow``: several seconds or more each: PostgreSQL (every test that needs it is marked by
+  `pytest_collection_modifyitems` here), GNU Go matches, long games.
+
 Every server test runs twice, on SQLite and on PostgreSQL, through the `databases` fixture; the
 PostgreSQL server is started once per session, on first use (`postgres`).
 """
@@ -17,6 +24,29 @@ import pytest
 
 from support.databases import Databases
 from support.postgres_cluster import PostgresCluster
+
+MARKERS = {
+    "slow": "takes several seconds or more (PostgreSQL, GNU Go matches, long games); deselect with -m 'not slow'",
+    "browser": "drives a headless Chromium with selenium; deselect with -m 'not browser'",
+    "bench": "runs a benchmark script of benches/; deselect with -m 'not bench'",
+}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for name, description in MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: {description}")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that needs PostgreSQL is slow: the session's PostgreSQL server takes seconds to
+    start, and each test makes databases of its own. That is every test asking for `postgres`,
+    and every test on the ``postgres`` store of `databases`; their SQLite twins stay quick."""
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        on_postgres = callspec is not None and callspec.params.get("databases") == "postgres"
+        if on_postgres or "postgres" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
+
 
 @pytest.fixture(scope="session")
 def postgres() -> Iterator[PostgresCluster]:

@@ -198,6 +198,7 @@ def test_a_game_to_two_passes_asks_one_genmove_a_turn_and_none_after_the_end(
         assert "failure" not in robot.output()
 
 
+@pytest.mark.slow
 def test_gnugo_plays_through_the_bridge_to_two_passes(tmp_path: Path, bridges: list[BridgeProcess]) -> None:
     with ServerProcess(tmp_path / "s.sqlite3", 60.0) as server:
         robot = bridge(bridges, server, tmp_path, [GNUGO, "--mode", "gtp", "--level", "1", "--chinese-rules"])
@@ -232,6 +233,7 @@ def test_gnugo_killed_in_the_middle_of_a_genmove_is_restarted_and_the_game_goes_
         assert "during 'genmove white'" in robot.output()
 
 
+@pytest.mark.slow
 def test_the_server_killed_and_restarted_in_the_middle_of_a_genmove(tmp_path: Path, bridges: list[BridgeProcess]) -> None:
     log = tmp_path / "engine.log"
     server = ServerProcess(tmp_path / "s.sqlite3", 60.0).start()
@@ -255,6 +257,7 @@ def test_the_server_killed_and_restarted_in_the_middle_of_a_genmove(tmp_path: Pa
         server.kill()
 
 
+@pytest.mark.slow
 def test_a_stale_turn_makes_the_bridge_rebuild_its_engines_position(
     tmp_path: Path, bridges: list[BridgeProcess]
 ) -> None:
@@ -341,6 +344,7 @@ def test_a_resent_move_gets_the_state_and_the_game_goes_on(tmp_path: Path, bridg
             proxy.close()
 
 
+@pytest.mark.slow
 def test_a_slow_engine_never_loses_on_time(tmp_path: Path, bridges: list[BridgeProcess]) -> None:
     with ServerProcess(tmp_path / "s.sqlite3", 3.0) as server:
         robot = bridge(bridges, server, tmp_path, standin("--delay", "10"))

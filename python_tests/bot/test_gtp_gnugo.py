@@ -23,6 +23,7 @@ def gokata_engine(seed: int) -> GtpProcess:
     return GtpProcess(argv, "gokata")
 
 
+@pytest.mark.slow
 def test_gnugo_and_gokata_play_whole_games_and_agree_on_the_score() -> None:
     results: list[GameResult] = []
     for number in range(GAMES):

@@ -27,6 +27,8 @@ def strength(*args: str) -> str:
     return done.stdout
 
 
+@pytest.mark.bench
+@pytest.mark.slow
 @needs_gnugo
 def test_a_logged_run_replays_and_summarizes_as_it_was_played(tmp_path: Path) -> None:
     log = tmp_path / "games.jsonl"

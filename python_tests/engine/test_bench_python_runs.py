@@ -16,8 +16,13 @@ import sys
 from pathlib import Path
 from typing import Optional
 
+import pytest
+
 PROJECT = Path(__file__).resolve().parents[2]
 BENCHMARK = PROJECT / "benches" / "bench_python.py"
+
+pytestmark = pytest.mark.bench
+"""Every test here runs the benchmark script."""
 
 
 def run_quick_benchmark(corpus: Optional[str]) -> subprocess.CompletedProcess[str]:

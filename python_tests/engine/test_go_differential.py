@@ -303,6 +303,7 @@ def play_random_game(chooser: Chooser, size: tuple[int, int], actions: int) -> P
 # Hypothesis
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(st.data())
 def test_random_actions_agree_with_the_reference(data: st.DataObject) -> None:
@@ -320,6 +321,7 @@ def test_tiny_boards_agree_with_the_reference(data: st.DataObject, size: tuple[i
 # Seeded loops
 
 
+@pytest.mark.slow
 def test_many_seeded_random_games() -> None:
     totals: dict[str, int] = {}
     sizes: set[tuple[int, int]] = set()

@@ -169,6 +169,7 @@ def assert_sizes_as_on_an_empty_board(game: Go) -> None:
 
 @settings(max_examples=60, deadline=None)
 @given(height=st.integers(1, 25), width=st.integers(1, 25), seed=st.integers(0, 2**32 - 1), turns=st.integers(1, 120))
+@pytest.mark.slow
 def test_every_position_of_a_game_has_the_picture_size_of_its_empty_board(height: int, width: int, seed: int, turns: int) -> None:
     # The first move added a caption line on a 9x9 board: the picture grew 20 pixels taller.
     rng = random.Random(seed)

@@ -12,7 +12,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCHMARK = Path(__file__).resolve().parents[2] / "benches" / "bench_env.py"
+
+pytestmark = pytest.mark.bench
+"""Every test here runs the benchmark script."""
 
 
 def test_environment_benchmark_runs_every_contestant() -> None:

@@ -94,13 +94,13 @@ def compare(
     [
         # pgx's defaults: thousands of 9x9 games to their end. (pgx on a CPU is fastest at
         # small batches: 64 boards on 9x9, 8 on 19x19.)
-        (9, 64, 4000, 7.5, 8, None, 0.0),
+        pytest.param(9, 64, 4000, 7.5, 8, None, 0.0, marks=pytest.mark.slow),
         # Integer komi (ties go to white), short history, a low step limit, and illegal actions.
-        (9, 64, 600, 0.0, 2, 30, 0.03),
+        pytest.param(9, 64, 600, 0.0, 2, 30, 0.03, marks=pytest.mark.slow),
         # 19x19 to the default step limit (722) and beyond.
-        (19, 8, 760, 7.5, 8, None, 0.0),
+        pytest.param(19, 8, 760, 7.5, 8, None, 0.0, marks=pytest.mark.slow),
         # Hundreds of 19x19 games cut short by a low step limit (then scored), with illegal actions.
-        (19, 8, 4000, 6.0, 4, 60, 0.01),
+        pytest.param(19, 8, 4000, 6.0, 4, 60, 0.01, marks=pytest.mark.slow),
     ],
 )
 def test_vecgo_agrees_with_pgx_at_every_step(

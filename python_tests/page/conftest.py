@@ -1,5 +1,5 @@
-"""The page's tests: each gets its browsers from `browsers`. The harness is
-`support.browser_page`."""
+"""The page's tests: every one drives Chromium (marked ``browser``), and each gets its browsers
+from `browsers`. The harness is `support.browser_page`."""
 
 from __future__ import annotations
 
@@ -9,6 +9,14 @@ from pathlib import Path
 import pytest
 
 from support.browser_page import Page
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test of this folder drives a browser."""
+    folder = Path(__file__).parent
+    for item in items:
+        if folder in item.path.parents:
+            item.add_marker(pytest.mark.browser)
 
 
 @pytest.fixture

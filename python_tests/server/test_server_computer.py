@@ -12,6 +12,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
+
 import gokata
 from gokata.client import Over, RemoteGame, connect
 from support.postgres_cluster import PostgresCluster
@@ -44,6 +46,7 @@ def play_to_the_end(game: RemoteGame, moves: int) -> tuple[Over, float]:
     return game.result(), slowest
 
 
+@pytest.mark.slow
 def test_a_lone_player_gets_a_game_with_the_computer_to_the_end(tmp_path: Path) -> None:
     with ServerProcess(tmp_path / "s.sqlite3", 60.0, BOT) as server:
         assert "the computer plays as gokata-bot" in server.lines[0]
@@ -61,6 +64,7 @@ def test_a_lone_player_gets_a_game_with_the_computer_to_the_end(tmp_path: Path) 
         assert len([p for p in computer if game.moves[p] is not None]) >= 5, "the computer played stones"
 
 
+@pytest.mark.slow
 def test_several_people_play_the_computer_at_once(tmp_path: Path) -> None:
     with ServerProcess(tmp_path / "s.sqlite3", 60.0, BOT) as server:
         with connect(server.ws_url, fresh_name("Ann")) as ann, connect(server.ws_url, fresh_name("Ben")) as ben:
@@ -82,6 +86,7 @@ def test_a_person_asking_for_a_person_never_meets_the_computer(tmp_path: Path) -
         person.wire.close()
 
 
+@pytest.mark.slow
 def test_the_server_killed_and_restarted_mid_game_the_computer_plays_on(tmp_path: Path) -> None:
     server = ServerProcess(tmp_path / "s.sqlite3", 60.0, BOT).start()
     try:

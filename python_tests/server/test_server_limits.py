@@ -58,6 +58,7 @@ def plays_on(server: ServerProcess, moves: int = 6) -> None:
         play(mover, other, state["id"], ply, f"{ply + 1}A" if ply % 2 == 0 else f"{ply + 1}J")
 
 
+@pytest.mark.slow  # waits out the server's fixed 10 s request time
 def test_sockets_that_say_nothing_are_closed_while_others_play(tmp_path: Path, databases: Databases) -> None:
     with ServerProcess(databases.new(tmp_path), extra_args=("--max-connections-per-address", "1000")) as server:
         idle = "127.0.0.2"
@@ -174,6 +175,7 @@ def test_many_clients_at_once_are_each_within_their_limits(server: ServerProcess
     assert not problems, problems
 
 
+@pytest.mark.slow  # waits out the server's fixed 10 s request time
 def test_a_request_trickled_after_an_answered_one_is_cut_off(server: ServerProcess) -> None:
     sock = raw_socket(server, loopback_source())
     sock.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")

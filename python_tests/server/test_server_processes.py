@@ -37,6 +37,9 @@ from support.postgres_cluster import PostgresCluster, free_port
 from support.server_process import Frame, Player, ServerProcess, Wire, fresh_name, gokata_command, sign_in
 from support.waiting import wait_until, wait_until_equal
 
+pytestmark = pytest.mark.slow
+"""Every test here starts PostgreSQL (a cluster of the session's, or one of its own)."""
+
 PROCESSES = 3
 
 

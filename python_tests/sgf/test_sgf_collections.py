@@ -21,6 +21,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
+
 import gokata
 from gokata import Go, SgfError, SgfGame, SgfNode
 from support.sgf_collections import GNUGO, GOBAN, files_of
@@ -167,6 +169,7 @@ def run(name: str, paths: list[Path]) -> Tally:
     return tally
 
 
+@pytest.mark.slow
 def test_goban_original_games() -> None:
     tally = run("goban-original-games", files_of(GOBAN, ("*.sgf", "*.mgt")))
     assert tally.failures == [], "\n".join(tally.failures[:20])
@@ -174,6 +177,7 @@ def test_goban_original_games() -> None:
     assert tally.disagreements == []
 
 
+@pytest.mark.slow
 def test_gnugo_source_sgf_files() -> None:
     tally = run("GNU Go's SGF files", files_of(GNUGO, ("*.sgf",)))
     assert tally.failures == [], "\n".join(tally.failures[:20])
