@@ -15,7 +15,7 @@ keeps a full board per turn. Timed turn about on the corpus as it is, it took ab
 move as the straightforward board this row timed before (0.95 to 1.16 times as long, on a
 loaded 2-core machine), so the row's figures stay comparable with earlier ones.
 
-The corpus is the repository's ``tests/data/corpus``; set ``GOKATA_CORPUS`` to another folder
+The corpus is the repository's ``src/testkit/data/corpus``; set ``GOKATA_CORPUS`` to another folder
 holding ``random-9x9.txt`` and ``random-19x19.txt`` to override it.
 """
 
@@ -27,6 +27,7 @@ import gc
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -36,7 +37,6 @@ from typing import Generic, Optional, Protocol, TypeVar
 
 import gokata
 from gokata import Go, playouts
-from gokata._gokata import _replay_natively
 from pyspiel_board import PyspielReplay, action, load_pyspiel
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python_tests"))  # for the reference model
@@ -82,7 +82,7 @@ def default_corpus_folder() -> Path:
     override = os.environ.get("GOKATA_CORPUS")
     if override:
         return Path(override)
-    return Path(__file__).resolve().parents[1] / "tests" / "data" / "corpus"
+    return Path(__file__).resolve().parents[1] / "src" / "testkit" / "data" / "corpus"
 
 
 def kata_coordinate(point_index: int, size: int) -> Move:
@@ -102,7 +102,7 @@ SYMMETRIES = 8
 
 def turn_point(row: int, column: int, size: int, k: int) -> tuple[int, int]:
     """Where symmetry ``k`` takes a point: a mirror image when bit 2 of ``k`` is set, then
-    ``k % 4`` quarter turns (as ``gokata::corpus::turn_point`` in Rust)."""
+    ``k % 4`` quarter turns (as ``gokata_testkit::corpus::turn_point`` in Rust)."""
     last = size - 1
     if k & 4:
         column = last - column
@@ -406,17 +406,44 @@ def sample_pyspiel_replay(replay: PyspielReplay, corpora: Sequence[Corpus]) -> S
     return Sample(elapsed, sum(corpus.turn_count for corpus in corpora))
 
 
-def sample_native_replay(corpora: Sequence[Corpus], rounds: int) -> Sample:
-    """The Rust engine replaying the same games inside the extension (`Game::play`, no Python
-    between moves): the floor that `Go.play_many` is measured against."""
-    elapsed = sum(
-        _replay_natively(corpus.size, [recorded.moves for recorded in corpus.games], rounds)
-        for corpus in corpora
-    )
-    return Sample(elapsed, rounds * sum(corpus.turn_count for corpus in corpora))
+class NativeReplay:
+    """The engine's own replay, `Game::play` with no Python between moves: the floor that
+    `Go.play_many` is measured against. It runs in the test kit's ``native-replay`` program
+    (built by cargo in release, like the wheel), which loads the same corpus, turns it by every
+    symmetry and answers each request with the time one replay of all of it took, so that its
+    samples are taken turn about with the benchmark's own."""
+
+    def __init__(self, folder: Path) -> None:
+        root = Path(__file__).resolve().parents[1]
+        command = ["cargo", "run", "-q", "--release", "-p", "gokata-testkit", "--bin", "native-replay"]
+        try:
+            self.process = subprocess.Popen(
+                command, cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                env={**os.environ, "GOKATA_CORPUS": str(folder)},
+            )
+        except OSError as error:
+            raise ReplayError(f"cannot start {' '.join(command)}: {error}") from error
+
+    def sample(self, every_symmetry: Sequence[Corpus], rounds: int) -> Sample:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(f"{rounds}\n")
+        self.process.stdin.flush()
+        answer = self.process.stdout.readline().split()
+        if len(answer) != 2:
+            raise ReplayError(f"native-replay stopped (exit status {self.process.wait()})")
+        nanoseconds, moves = int(answer[0]), int(answer[1])
+        expected = rounds * sum(corpus.turn_count for corpus in every_symmetry)
+        if moves != expected:
+            raise ReplayError(f"native-replay played {moves} moves, the benchmark's corpus has {expected}")
+        return Sample(nanoseconds, moves)
+
+    def close(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        self.process.wait()
 
 
-def replay_rows(corpora: Sequence[Corpus], repetitions: int) -> list[Row]:
+def replay_rows(corpora: Sequence[Corpus], repetitions: int, native: NativeReplay) -> list[Row]:
     """Go.move against pyspiel, play_many against the Rust replay, each pair over the corpus
     under all eight symmetries; the slow pure-Python baseline over the corpus as it is."""
     every_symmetry = [turned(corpus, k) for k in range(SYMMETRIES) for corpus in corpora]
@@ -432,7 +459,7 @@ def replay_rows(corpora: Sequence[Corpus], repetitions: int) -> list[Row]:
         repetitions,
     )
     native_vs_many = paired_ns_per_operation(
-        lambda: sample_native_replay(every_symmetry, 1),
+        lambda: native.sample(every_symmetry, 1),
         lambda: sample_replay(GO_PLAY_MANY, every_symmetry),
         repetitions,
     )
@@ -446,7 +473,7 @@ def replay_rows(corpora: Sequence[Corpus], repetitions: int) -> list[Row]:
         Row("  speed-up: pyspiel / Go.move", f"{pyspiel_ns / move_ns:.1f}x", ">= 2x"),
         Row("  the same, paired: median (min-max)", move_vs_pyspiel.ratio(), ">= 2x"),
         Row("replay, Go.play_many(game) per move", microseconds(many_ns, "move"), "-"),
-        Row("replay, Rust Game::play inside the extension", microseconds(native_ns, "move"),
+        Row("replay, Rust Game::play (native-replay)", microseconds(native_ns, "move"),
             "the engine without Python, timed turn about"),
         Row("  ratio: Go.play_many / Rust replay", f"{many_ns / native_ns:.2f}x", "<= 2x"),
         Row("  the same, paired: median (min-max)", native_vs_many.ratio(), "<= 2x"),
@@ -492,7 +519,28 @@ def game_cost_rows(corpus_9x9: Corpus, settings: Settings) -> list[Row]:
         Row("bytes: 9x9 game after 40 turns, its copy",
             f"{sys.getsizeof(mid_game)}, {sys.getsizeof(copy.copy(mid_game))} B", "10 B per turn"),
         Row("bytes: Go(19)", f"{sys.getsizeof(Go(19))} B", "< 8 KB"),
+        Row("resident bytes: 50,000 copies of Go(9), each", resident_bytes_per_copy(Go(9), 50_000),
+            "< 2,048 B (what getsizeof misses: allocator overhead, the list's slot)"),
     ]
+
+
+def resident_bytes_per_copy(game: Go, count: int) -> str:
+    """The process's resident memory grown by `count` copies of `game`, per copy (Linux's
+    /proc/self/statm; elsewhere not measured)."""
+    statm = Path("/proc/self/statm")
+    if not statm.exists():
+        return "-"
+
+    def resident() -> int:
+        return int(statm.read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+    gc.collect()
+    before = resident()
+    copies = [copy.copy(game) for _ in range(count)]
+    gc.collect()
+    grown = resident() - before
+    del copies
+    return f"{grown / count:,.0f} B"
 
 
 def query_rows(corpus_19x19: Corpus, settings: Settings) -> list[Row]:
@@ -555,11 +603,13 @@ def main(argv: list[str] | None = None) -> int:
     folder = default_corpus_folder()
     print(f"gokata {gokata.__version__} Python benchmark: Python {platform.python_version()} "
           f"({platform.python_implementation()}) on {platform.machine()}, {os.cpu_count()} CPUs")
+    native: NativeReplay | None = None
     try:
         corpora = [load_corpus(folder / name) for name in CORPUS_FILES]
         print(corpus_summary(corpora, folder), end="\n\n", flush=True)
+        native = NativeReplay(folder)
         rows = [
-            *replay_rows(corpora, settings.repetitions),
+            *replay_rows(corpora, settings.repetitions, native),
             *game_cost_rows(corpora[0], settings),
             *query_rows(corpora[1], settings),
             *playout_rows(9, settings.playouts_9x9, "> 100k/s", settings.repetitions),
@@ -568,6 +618,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ReplayError, ImportError) as error:
         print(f"\nBENCHMARK FAILED: {error}", file=sys.stderr)
         return 1
+    finally:
+        if native is not None:
+            native.close()
     print(format_table(rows))
     print(f"\nFigures are medians of {settings.repetitions} runs after one warm-up run "
           f"(time.perf_counter_ns, garbage collector off); speed is measured, not asserted.\n"

@@ -19,9 +19,11 @@ pub mod hub;
 pub mod limits;
 pub mod lobby;
 pub mod protocol;
+pub mod rating;
 pub mod resident;
 pub mod socket;
 pub mod store;
+pub mod time_control;
 
 use std::net::{SocketAddr, TcpListener};
 use std::sync::{Arc, Condvar, Mutex};
