@@ -263,6 +263,8 @@ def test_an_illegal_board_move_raises_and_changes_nothing() -> None:
     with pytest.raises(ValueError):
         board.move("Z9")
     assert state(board) == before and board.message == "kept"
+    board.move("A1")
+    assert board.message == ""
 
 
 def test_board_pass_turn_undo_and_move_none() -> None:

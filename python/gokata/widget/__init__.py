@@ -229,8 +229,8 @@ class Board(anywidget.AnyWidget):
 
     def move(self, coord: Optional[Coordinate]) -> None:
         """Plays ``coord`` (any form the kata API takes; ``None`` or ``"pass"`` passes) for the
-        side to move, and shows the new position. An illegal move raises `IllegalMoveError`
-        and changes nothing. Does not call the `on_move` callbacks."""
+        side to move, and shows the new position (the message line cleared). An illegal move
+        raises `IllegalMoveError` and changes nothing. Does not call the `on_move` callbacks."""
         self._catch_up()
         if coord is None or (isinstance(coord, str) and coord.strip().lower() == "pass"):
             self._game.pass_turn()
@@ -249,7 +249,9 @@ class Board(anywidget.AnyWidget):
         self._game.rollback(count)
         if count:
             del self._positions[-count:]
-        self._go_to_end()
+        with self.hold_sync():
+            self.message = ""
+            self._go_to_end()
 
     def refresh(self) -> None:
         """Shows `game` as it is now, history and all: after changing the `Go` directly."""
@@ -407,7 +409,6 @@ class Board(anywidget.AnyWidget):
                 self.message = "There is no move to take back."
             else:
                 self.undo()
-                self.message = ""
 
     def _play_from_board(self, point: Optional[str]) -> None:
         if self.looking_back:
@@ -431,7 +432,6 @@ class Board(anywidget.AnyWidget):
         except IllegalMoveError as error:  # the oracle said yes: kept for safety all the same
             self.message = f"{point} is illegal for {color}: {_WHY.get(error.reason or '', error.reason)}."
             return
-        self.message = ""
         move = None if point is None else _kata(self._point(point))
         for callback in list(self._callbacks):
             try:
@@ -468,7 +468,9 @@ class Board(anywidget.AnyWidget):
 
     def _played(self) -> None:
         self._positions.append(_next_position(self._positions[-1], _rows(self._game), self._game.turn))
-        self._go_to_end()
+        with self.hold_sync():
+            self.message = ""
+            self._go_to_end()
 
     def _go_to_end(self) -> None:
         end = len(self._positions) - 1
