@@ -54,7 +54,7 @@ _COLORS = {"x": "black", "o": "white"}
 _WHY = {
     "occupied": "occupied (a stone is already there)",
     "suicide": "suicide (the stone would have no liberty and capture nothing)",
-    "ko": "ko (it would retake the ko at once: play elsewhere first)",
+    "ko": "ko (it would recreate the position as it was before the last turn)",
 }
 _HERE = pathlib.Path(__file__).parent
 
