@@ -300,7 +300,7 @@ def test_a_third_player_can_watch_but_not_act(server: ServerProcess, browsers: C
         assert without_clock(game_state(server, game)) == without_clock(state)
         assert shows(carol, state) == expected_view(state, None)
 
-        # The watcher follows the game (it asks for the state every two seconds), to its end.
+        # The watcher follows the game (the server pushes its turns), to its end.
         play(white, black, game, 1, "4D")
         state = game_state(server, game)
         eventually(lambda: shows(carol, state), expected_view(state, None), what="the next turn")

@@ -1,8 +1,8 @@
 """The page and programs as players, in a real headless Chromium against a real ``gokata
 serve`` (the harness of ``support/browser_page.py``): a person chooses the computer and plays it
 to the end; bots are marked wherever a name is shown; the lobby lists the seeks waiting and the games
-being played, kept current without a reload, read only while it is on show, and leads to each
-game to watch.
+being played, kept current without a reload (pushed by the server), followed only while it is
+on show, and leads to each game to watch.
 
 The computer is a real program on the server: `bot_player.BotPlayer`, a thread signed in
 through ``gokata.client`` as a bot. Each test has a server of its own, so that the lobby lists
@@ -38,8 +38,8 @@ from support.server_process import Frame, ServerProcess, fresh_name, sign_in
 
 NO_SEEKS = "Nobody is waiting for an opponent."
 NO_GAMES = "No game is being played."
-LOBBY_EVERY = 3.0
-"""Seconds between the page's readings of the lobby's lists."""
+LOBBY_EVERY = 1.0
+"""Seconds between two lobbies the server pushes to a page that follows it, at the least."""
 BOT_TITLE = "A program, not a person"
 PLAYING_IN_VIEW = ("board", "status", "black-name", "white-name", "white-bot", "clock", "pass", "resign")
 """What a player of a bot must see without scrolling (test_browser.IN_VIEW, but for the marks
@@ -57,15 +57,21 @@ return [listed('lobby-seeks'), listed('lobby-games')];
 """
 """The lobby's two lists, each item's words, a bot badge (with its title) written ``[bot]``."""
 
-READ_SPY = """
-window.lobbyReads = 0;
-const fetchBefore = window.fetch;
-window.fetch = function (resource, ...rest) {
-  if (String(resource).startsWith('/api/seeks')) window.lobbyReads += 1;
-  return fetchBefore.call(this, resource, ...rest);
+FOLLOW_SPY = """
+window.lobbySent = [];
+const sendBefore = WebSocket.prototype.send;
+WebSocket.prototype.send = function (data) {
+  try {
+    const type = JSON.parse(data).type;
+    if (type === 'watch_lobby' || type === 'unwatch_lobby') window.lobbySent.push(type);
+  } catch (error) {
+    // not JSON: not the page's
+  }
+  return sendBefore.call(this, data);
 };
 """
-"""Counts the page's readings of the seeks (each goes with one of the games)."""
+"""Notes, in order, each time the page asks the server to follow the lobby (``watch_lobby``:
+the lists, then again as they change) or to stop (``unwatch_lobby``)."""
 
 
 @pytest.fixture
@@ -81,10 +87,10 @@ def lobby(page: Page) -> tuple[list[str], list[str]]:
     return [str(item) for item in seeks], [str(item) for item in games]
 
 
-def lobby_reads(page: Page) -> int:
-    value = page.driver.execute_script("return window.lobbyReads;")
-    assert isinstance(value, int)
-    return value
+def lobby_sent(page: Page) -> list[str]:
+    value = page.driver.execute_script("return window.lobbySent;")
+    assert isinstance(value, list)
+    return [str(item) for item in value]
 
 
 def listed_game(state: Frame) -> str:
@@ -206,17 +212,18 @@ def test_a_person_plays_the_computer_while_another_window_watches_from_the_lobby
         page.assert_clean()
 
 
-def test_the_lobby_marks_bots_and_is_read_only_while_it_is_on_show(
+def test_the_lobby_marks_bots_and_is_followed_only_while_it_is_on_show(
     server: ServerProcess, browsers: Callable[[str], Page]
 ) -> None:
     """Every seek waiting is listed, oldest first, in words (sizes, colour, whom it wants), a
-    program's marked; a seek withdrawn leaves the list. The lists are read while the lobby
-    is on show, and not while the tab is hidden or a game of the player's is on."""
+    program's marked; a seek withdrawn leaves the list. The lists are followed (pushed by the
+    server) while the lobby is on show, and not while the tab is hidden or a game of the
+    player's is on."""
     page = browsers(url_of(server))
     page.open()
     name = fresh_name("carol")
     page.sign_in(name)
-    page.driver.execute_script(READ_SPY)
+    page.driver.execute_script(FOLLOW_SPY)
     eventually(lambda: lobby(page), ([NO_SEEKS], [NO_GAMES]))
 
     robot = fresh_name("robot")
@@ -234,30 +241,33 @@ def test_the_lobby_marks_bots_and_is_read_only_while_it_is_on_show(
         finally:
             other.wire.close()
 
-        # A hidden tab reads nothing; in front again, it reads at once.
+        # A hidden tab stops following the lobby; in front again, it follows it at once.
         own_tab = page.driver.current_window_handle
-        before = lobby_reads(page)
+        before = len(lobby_sent(page))
         page.driver.switch_to.new_window("tab")
-        time.sleep(LOBBY_EVERY + 1.5)  # the sleep is the test: a reading due every LOBBY_EVERY s does not come
+        time.sleep(LOBBY_EVERY + 1.5)  # the sleep is the test: the hidden page does not follow the lobby again
         page.driver.close()
         page.driver.switch_to.window(own_tab)
-        assert lobby_reads(page) <= before + 1, "the lists were read while the tab was hidden"
-        until(lambda: lobby_reads(page) == before + 1, what="the lists read again in front")
+        until(
+            lambda: lobby_sent(page)[before:] == ["unwatch_lobby", "watch_lobby"],
+            what="the lobby left while the tab was hidden, and followed again in front",
+        )
 
-        # A game of the player's own hides the lobby, which is not read meanwhile.
+        # A game of the player's own hides the lobby, which is not followed meanwhile.
         page.seek(9, "any", "computer")
         until(lambda: page.stored("gokata.game") is not None, what="the game with the computer")
         assert not page.shown("lobby")
-        before = lobby_reads(page)
-        time.sleep(LOBBY_EVERY + 1.5)  # the sleep is the test: a reading due every LOBBY_EVERY s does not come
-        assert lobby_reads(page) == before, "the lists were read during the game"
+        until(lambda: lobby_sent(page)[-1:] == ["unwatch_lobby"], what="the lobby left for the game")
+        before = len(lobby_sent(page))
+        time.sleep(LOBBY_EVERY + 1.5)  # the sleep is the test: the page does not follow the lobby during the game
+        assert len(lobby_sent(page)) == before, "the lobby was followed during the game"
         page.element("resign").click()
         page.element("resign").click()  # "Really resign?"
         until(lambda: "wins by resignation" in page.text("result"), what="the resignation")
         assert f"{robot} [bot]: 1 win, 0 losses" in page.text("result")
         page.element("to-lobby").click()
         assert page.shown("lobby")
-        until(lambda: lobby_reads(page) > before, what="the lists read after the game")
+        until(lambda: lobby_sent(page)[before:] == ["watch_lobby"], what="the lobby followed after the game")
         eventually(lambda: lobby(page), ([NO_SEEKS], [NO_GAMES]), what="the lobby after the game")
     page.assert_clean()
 
