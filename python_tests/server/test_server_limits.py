@@ -7,6 +7,7 @@ another address plays on as if nothing happened.
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 import time
@@ -32,6 +33,16 @@ def server(tmp_path_factory: pytest.TempPathFactory, databases: Databases) -> It
 
 def raw_socket(server: ServerProcess, source: str) -> socket.socket:
     return socket.create_connection(("127.0.0.1", server.port), 5, source_address=(source, 0))
+
+
+def read_until_closed(sock: socket.socket, within: float) -> bytes:
+    """Everything the server sends on ``sock`` until it closes it; fails if it is still open
+    after ``within`` seconds."""
+    sock.settimeout(within)
+    received = b""
+    while chunk := sock.recv(4096):
+        received += chunk
+    return received
 
 
 def closed_by_server(sock: socket.socket, within: float) -> bool:
@@ -87,9 +98,17 @@ def test_connections_from_one_address_are_capped(server: ServerProcess) -> None:
     for wire in held[:3]:
         wire.ping()
     extra = raw_socket(server, crowded)
-    assert closed_by_server(extra, 2.0), "the 65th connection from one address is refused"
-    with pytest.raises((ConnectionClosed, OSError, TimeoutError, InvalidHandshake)):
+    extra.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+    head, _, body = read_until_closed(extra, 5.0).partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 429 "), head
+    assert b"\r\nretry-after: 5" in head.lower(), head
+    assert json.loads(body) == {
+        "error": f"more than 64 connections from {crowded}: close one, or try again in 5 s"
+    }, "the 65th connection from one address is told why, then closed"
+    with pytest.raises(InvalidStatus) as refused:
         Wire(server.ws_url, source=crowded, timeout=2)
+    assert refused.value.response.status_code == 429
+    assert refused.value.response.headers["Retry-After"] == "5"
     plays_on(server)  # nobody else notices
     held.pop().close()
 
