@@ -63,21 +63,22 @@ def test_unknown_and_malformed_commands_get_an_error_and_the_next_command_works(
         + b"\n9 name\n"
     )
     assert replies(transcript(commands)) == [
-        "?3 unknown command",
-        "? unknown command",
-        "? boardsize not an integer",
-        "? boardsize takes one size",
-        "? komi not a float",
-        "? invalid color or coordinate",
-        "? invalid color or coordinate",
-        "? invalid color or coordinate",
-        "? genmove takes a color",
-        "? invalid color \"purple\"",
-        "? invalid time \"x\"",
-        "? final_status_list takes dead, alive or seki",
-        "? cannot load file: No such file or directory (os error 2)",
-        "? interval needs a number",
-        "? unknown command",
+        '?3 unknown command "frobnicate"',
+        '? unknown command "\ufffd\ufffd"',
+        '? invalid size "x": not a whole number',
+        "? syntax error: missing SIZE (usage: boardsize SIZE)",
+        '? invalid komi "nan": not a finite number',
+        "? syntax error: missing VERTEX (usage: play COLOR VERTEX)",
+        '? invalid color "purple"',
+        '? invalid coordinate "z99": the columns of this 19x19 board are A-H, J-T',
+        "? syntax error: missing COLOR (usage: genmove COLOR)",
+        '? invalid color "purple"',
+        '? invalid time "x"',
+        '? invalid status "maybe": final_status_list takes dead, alive or seki',
+        '? cannot load file "/no/such/file.sgf": No such file or directory (os error 2)',
+        "? syntax error: missing N (usage: lz-analyze [COLOR] [INTERVAL] [interval N] [minmoves N]"
+        " [maxmoves N] [avoid|allow COLOR VERTICES MOVES])",
+        '? unknown command "' + "x" * 40 + '..."',
         "=9 gokata",
     ]
 
@@ -93,9 +94,9 @@ def test_board_sizes_1_to_25_and_komi_kept_across_boardsize_and_clear_board() ->
         "=",
         "=",
         "= W+6.5",
-        "? unacceptable size",
-        "? unacceptable size",
-        "? unacceptable size",
+        '? unacceptable size "26": sizes are 1 to 25',
+        '? unacceptable size "0": sizes are 1 to 25',
+        '? unacceptable size "-3": sizes are 1 to 25',
         "=",
         "= B+2",
         "=",
@@ -109,10 +110,10 @@ def test_vertices_in_either_case_skip_i_and_pass_in_any_case() -> None:
         "=",
         "=",
         "=",
-        "? invalid color or coordinate",
+        '? invalid coordinate "i5": there is no column I; the columns of this 9x9 board are A-H, J',
         "=",
         "=",
-        "? invalid color or coordinate",
+        '? invalid coordinate "J10": the rows of this 9x9 board are 1 to 9',
         "= \n"
         "    A B C D E F G H J\n"
         "  9 . . . . . . . . x 9\n"
@@ -139,10 +140,10 @@ def test_illegal_moves_same_colour_twice_and_undo_down_to_the_start() -> None:
         "=",  # b C1: the same colour twice
         "=",  # w B2
         "=",  # b B1 captures A1
-        "? illegal move",  # w A1 would be suicide
-        "? illegal move",  # b B1 is occupied
+        "? illegal move A1 for white: suicide (the stone would have no liberty)",
+        "? illegal move B1 for black: the point is occupied",
         "=",  # undo b B1
-        "? illegal move",  # A1 is occupied again
+        "? illegal move A1 for white: the point is occupied",
         "=",
         "=",
         "=",
@@ -234,12 +235,12 @@ def test_handicap_commands() -> None:
         "=",
         "= D4 Q16 D16",
         "=",
-        "? bad vertex list",
+        "? bad vertex list: A1 twice",
         "=",
         "? board not empty",
         "=",
         "=",
-        "? invalid handicap: 19x19 takes 2 to 9 stones",
+        '? invalid handicap "1": 19x19 takes 2 to 9 stones',
     ]
 
 
@@ -251,12 +252,12 @@ def test_time_commands_are_accepted_and_checked() -> None:
         "=",
         "=",
         "=",
-        "? time_settings takes main_time byo_yomi_time byo_yomi_stones",
+        "? syntax error: missing BYO_YOMI_STONES (usage: time_settings MAIN_TIME BYO_YOMI_TIME BYO_YOMI_STONES)",
         "=",
         "=",
         "=",
         "=",
-        "? kgs-time_settings takes none, absolute M, byoyomi M T P or canadian M T S",
+        '? invalid time system "fischer": kgs-time_settings takes none, absolute, byoyomi or canadian',
         '? invalid color "x"',
     ]
 
@@ -344,7 +345,7 @@ def test_a_thousand_commands_sent_at_once_are_answered_in_order() -> None:
         name = names[i % len(names)]
         commands.append(f"{i} {name}")
         if name == "bogus":
-            expected.append(f"?{i} unknown command")
+            expected.append(f'?{i} unknown command "bogus"')
         elif name == "showboard":
             expected.append(f"={i} {board_rows}")
         else:
@@ -424,6 +425,7 @@ def test_a_ko_may_not_be_retaken_at_once_but_after_a_move_elsewhere() -> None:
     setup = b"boardsize 9\nplay b D6\nplay b C5\nplay b D4\nplay w E6\nplay w F5\nplay w E4\nplay w D5\n"
     commands = setup + b"play b E5\nplay w D5\nplay w A1\nplay b J9\nplay w D5\nshowboard\n"
     answers = replies(transcript(commands))
-    assert answers[8:13] == ["=", "? illegal move", "=", "=", "="]
+    ko = "? illegal move D5 for white: ko (it would recreate the position as it was before the last turn)"
+    assert answers[8:13] == ["=", ko, "=", "=", "="]
     rows = {line.split()[0]: line.split()[1:10] for line in answers[13].split("\n")[2:11]}
     assert rows["5"][3] == "o" and rows["5"][4] == ".", "white retook: E5 captured"

@@ -258,7 +258,7 @@ def test_quit() -> None:
         ("6A", 'error: coordinate "6A" is off the board: rows are 1 to 5, not 6'),
         ("0A", 'error: coordinate "0A" is off the board: rows are 1 to 5, not 0'),
         ("3F", 'error: coordinate "3F" is off the board: column F is past the last column E'),
-        ("3I", 'error: invalid coordinate "3I": there is no column I; columns are A-H, J-Z'),
+        ("3I", 'error: invalid coordinate "3I": there is no column I; the columns are A-E'),
         ("33", 'error: invalid coordinate "33": expected a row number and a column letter, like'
          " '7A' or 'A7'"),
         (NINES + "A", f'error: coordinate "{NINES}A" is off the board: rows are 1 to 5, not'
