@@ -312,6 +312,7 @@ def test_random_actions_agree_with_the_reference(data: st.DataObject) -> None:
     play_random_game(chooser, size, chooser.integer(0, 60))
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(st.data(), st.sampled_from([(1, 2), (1, 3), (1, 4), (2, 2), (2, 3), (3, 2), (3, 3), (1, 5), (4, 4)]))
 def test_tiny_boards_agree_with_the_reference(data: st.DataObject, size: tuple[int, int]) -> None:
