@@ -3,11 +3,12 @@
 Folders by capability: ``engine/`` (`gokata.Go`, rules, rollback, handicap, oracle, solve,
 pickling, threads, batch playouts, SVG), ``sgf/``, ``env/``, ``bot/`` (bot, GTP, GNU Go),
 ``server/``, ``clients/`` (Python client, terminal client, command line), ``page/`` (the page
-in Chromium); helpers without tests in ``support/``, imported as ``support.<module>``.
+in Chromium), ``widget/`` (the Jupyter board, in a real JupyterLab too), ``docs/`` (the
+README's examples); helpers without tests in ``support/``, imported as ``support.<module>``.
 
 Markers, for a quick tier (``pytest -m "not slow and not browser and not bench"``):
 
-* ``browser``: drives Chromium with selenium (every test of ``page/``);
+* ``browser``: drives Chromium with selenium (every test of ``page/``, the JupyterLab test);
 * ``bench``: runs a benchmark script of ``benches/``;
 * ``slow``: several seconds or more each: PostgreSQL (every test that needs it is marked by
   `pytest_collection_modifyitems` here), GNU Go matches, long games.

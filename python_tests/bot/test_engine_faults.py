@@ -25,7 +25,7 @@ from support.waiting import wait_until
 
 HERE = Path(__file__).resolve().parent
 STANDIN = str(HERE.parent / "support" / "standin_gtp.py")
-ODDITIES = str(HERE / "gtp_oddities_standin.py")
+ODDITIES = str(HERE.parent / "support" / "gtp_oddities_standin.py")
 GNUGO = "/usr/games/gnugo"
 needs_gnugo = pytest.mark.skipif(not os.access(GNUGO, os.X_OK), reason="GNU Go is not installed (scripts/test installs it)")
 

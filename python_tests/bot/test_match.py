@@ -29,7 +29,7 @@ GNUGO_LINE = f"{GNUGO} --mode gtp --level 1"
 GOKATA_LINE = f"{sys.executable} -m gokata gtp --playouts 50 --threads 1"
 GOKATA_ARGV = [sys.executable, "-m", "gokata", "gtp", "--playouts", "50", "--threads", "1", "--seed", "1"]
 STANDIN = [sys.executable, str(HERE.parent / "support" / "standin_gtp.py")]
-ODDITIES = [sys.executable, str(HERE / "gtp_oddities_standin.py")]
+ODDITIES = [sys.executable, str(HERE.parent / "support" / "gtp_oddities_standin.py")]
 needs_gnugo = pytest.mark.skipif(not os.access(GNUGO, os.X_OK), reason="GNU Go is not installed (scripts/test installs it)")
 NAMES = {"A": "GNU Go 3.8", "B": f"gokata {gokata.__version__}"}
 

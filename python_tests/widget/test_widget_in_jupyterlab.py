@@ -25,7 +25,7 @@ from selenium.webdriver.remote.webelement import WebElement
 
 import gokata
 from gokata import Go
-from notebook.jupyter_harness import JupyterLab, Timeout, chromium, wait_for
+from support.jupyter_harness import JupyterLab, Timeout, chromium, wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
