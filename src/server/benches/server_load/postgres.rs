@@ -1,6 +1,6 @@
 //! The PostgreSQL databases of the multi-process measurements: a fresh database for each, on the
 //! server `DB` names or on a throwaway cluster started here (initdb and pg_ctl from Debian's
-//! `postgresql`, as the postgres user when run as root, as python_tests/postgres_cluster.py
+//! `postgresql`, as the postgres user when run as root, as python_tests/support/postgres_cluster.py
 //! does), with fsync on: the point is to measure durable commits.
 
 use std::io::Read;
