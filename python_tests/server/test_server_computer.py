@@ -18,6 +18,7 @@ import gokata
 from gokata.client import Over, RemoteGame, connect
 from support.postgres_cluster import PostgresCluster
 from support.server_process import ServerProcess, fresh_name, gokata_command, sign_in
+from support.waiting import wait_until
 
 BOT = ("--bot",)
 ANSWER_WITHIN = 5.0
@@ -50,7 +51,8 @@ def play_to_the_end(game: RemoteGame, moves: int) -> tuple[Over, float]:
 def test_a_lone_player_gets_a_game_with_the_computer_to_the_end(tmp_path: Path) -> None:
     with ServerProcess(tmp_path / "s.sqlite3", 60.0, BOT) as server:
         assert "the computer plays as gokata-bot" in server.lines[0]
-        [seek] = server.get_json("/api/seeks")["seeks"]
+        # The computer seeks once it has signed in, just after the server starts listening.
+        [seek] = wait_until(lambda: server.get_json("/api/seeks")["seeks"], 10, "the computer's seek listed")
         assert seek == {"name": "gokata-bot", "size": [9, 13, 19], "color": "any", "opponent": "human", "bot": True}
         with connect(server.ws_url, fresh_name("Lone")) as person:
             game = person.seek(9, opponent="computer", timeout=10)
