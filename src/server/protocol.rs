@@ -171,24 +171,75 @@ pub enum ClientFrame {
     UnwatchLobby,
 }
 
+/// The longest `ref` a client may give a frame, in characters.
+pub const MAX_REF_CHARS: usize = 64;
+
+/// A client's id for one of its frames (`ref`: a string of at most [`MAX_REF_CHARS`]
+/// characters, or an integer), echoed in every frame sent in direct answer to it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ref(Value);
+
+impl Ref {
+    /// `text`, a JSON object, with this `ref` as its first field.
+    pub fn stamp(&self, text: &str) -> String {
+        match text.strip_prefix('{') {
+            Some(rest) if rest.trim_start().starts_with('}') => format!("{{\"ref\":{}}}", self.0),
+            Some(rest) => format!("{{\"ref\":{},{rest}", self.0),
+            None => text.to_string(),
+        }
+    }
+
+    fn read(value: &Value) -> Result<Ref, Refused> {
+        match value {
+            Value::String(text) if text.chars().count() <= MAX_REF_CHARS => Ok(Ref(value.clone())),
+            Value::Number(number) if number.is_i64() || number.is_u64() => Ok(Ref(value.clone())),
+            other => Err(Refused::bad_request(format!(
+                "field 'ref' must be a string of at most {MAX_REF_CHARS} characters or an integer, not {}",
+                shown(other)
+            ))),
+        }
+    }
+}
+
 impl ClientFrame {
     /// Parses one text frame.
     pub fn parse(text: &str) -> Result<ClientFrame, Refused> {
+        ClientFrame::parse_with_ref(text).1
+    }
+
+    /// Parses one text frame, and its `ref` if it has a well-formed one (also when the rest of
+    /// the frame is refused, so that the refusal can echo it).
+    pub fn parse_with_ref(text: &str) -> (Option<Ref>, Result<ClientFrame, Refused>) {
         if text.len() > MAX_FRAME_BYTES {
-            return Err(Refused::bad_request(format!(
+            let refused = Refused::bad_request(format!(
                 "the frame has {} bytes; at most {MAX_FRAME_BYTES} are read",
                 text.len()
-            )));
+            ));
+            return (None, Err(refused));
         }
-        let value: Value = serde_json::from_str(text)
-            .map_err(|error| Refused::bad_request(format!("the frame is not JSON: {error}")))?;
-        let Value::Object(fields) = value else {
-            return Err(Refused::bad_request(format!(
-                "a frame must be a JSON object, not {}",
-                kind(&value)
-            )));
+        let value: Value = match serde_json::from_str(text) {
+            Ok(value) => value,
+            Err(error) => {
+                return (
+                    None,
+                    Err(Refused::bad_request(format!("the frame is not JSON: {error}"))),
+                )
+            }
         };
-        let fields = Fields(&fields);
+        let Value::Object(fields) = value else {
+            let refused =
+                Refused::bad_request(format!("a frame must be a JSON object, not {}", kind(&value)));
+            return (None, Err(refused));
+        };
+        let reference = match fields.get("ref").map(Ref::read).transpose() {
+            Ok(reference) => reference,
+            Err(refused) => return (None, Err(refused)),
+        };
+        (reference, ClientFrame::from_fields(&fields))
+    }
+
+    fn from_fields(fields: &Map<String, Value>) -> Result<ClientFrame, Refused> {
+        let fields = Fields(fields);
         let game = || fields.string("game");
         let frame = match fields.string("type")? {
             "hello" => ClientFrame::Hello {

@@ -278,6 +278,7 @@ impl Player {
             .send(Event::Frame {
                 conn: self.conn,
                 frame: Ok(frame),
+                reference: None,
             })
             .await;
     }

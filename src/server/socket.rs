@@ -149,7 +149,7 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, holding: Holding
                 break;
             }
         };
-        let frame = match received {
+        let (reference, frame) = match received {
             None | Some(Ok(Message::Close(_))) => break,
             Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
             Some(Ok(message @ (Message::Text(_) | Message::Binary(_))))
@@ -164,11 +164,14 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, holding: Holding
                 linger = true;
                 break;
             }
-            Some(Ok(Message::Text(text))) => ClientFrame::parse(text.as_str()),
-            Some(Ok(Message::Binary(bytes))) => Err(Refused::bad_request(format!(
-                "a binary frame of {} bytes: frames are JSON text",
-                bytes.len()
-            ))),
+            Some(Ok(Message::Text(text))) => ClientFrame::parse_with_ref(text.as_str()),
+            Some(Ok(Message::Binary(bytes))) => (
+                None,
+                Err(Refused::bad_request(format!(
+                    "a binary frame of {} bytes: frames are JSON text",
+                    bytes.len()
+                ))),
+            ),
             Some(Err(error)) => {
                 // Past the read limit, or not WebSocket at all: say why, and close.
                 let (refused, code, reason) = unreadable(error);
@@ -185,7 +188,15 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, holding: Holding
             linger = true;
             break;
         }
-        if hub.send(Event::Frame { conn, frame }).await.is_err() {
+        if hub
+            .send(Event::Frame {
+                conn,
+                frame,
+                reference,
+            })
+            .await
+            .is_err()
+        {
             break;
         }
     }

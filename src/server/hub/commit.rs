@@ -89,7 +89,7 @@ impl Hub {
                 Some((Outcome::Finished { records, .. }, _)) => Some(records),
                 _ => None,
             };
-            self.deliver(pending.delivery, records);
+            self.deliver_pending(pending, records);
         }
         // As for a stale turn: the sender gets the game as it is.
         for (conn, game) in stale {
@@ -124,7 +124,7 @@ impl Hub {
             return;
         }
         for pending in independent {
-            self.deliver(pending.delivery, None);
+            self.deliver_pending(pending, None);
         }
         for (write, origin) in writes.iter().zip(origins) {
             let Some(conn) = *origin else {
@@ -196,8 +196,15 @@ impl Hub {
     /// Delivers what was queued outside a batch's commit (replies while catching up).
     pub(super) fn flush_deliveries(&mut self) {
         for pending in std::mem::take(&mut self.deliveries) {
-            self.deliver(pending.delivery, None);
+            self.deliver_pending(pending, None);
         }
+    }
+
+    /// Delivers `pending`; what goes to the connection it answers carries that frame's `ref`.
+    fn deliver_pending(&mut self, pending: Pending, records: Option<&Records>) {
+        self.delivering = pending.answer_to;
+        self.deliver(pending.delivery, records);
+        self.delivering = None;
     }
 
     /// `over` to both players, and their records as the store counted them. The game is no
@@ -256,7 +263,12 @@ impl Hub {
     }
 
     pub(super) fn deliver_later(&mut self, after: Option<usize>, delivery: Delivery) {
-        self.deliveries.push(Pending { after, delivery });
+        let answer_to = self.answering.clone();
+        self.deliveries.push(Pending {
+            after,
+            delivery,
+            answer_to,
+        });
     }
 
     pub(super) fn reply_to(&mut self, conn: ConnId, text: String) {

@@ -59,6 +59,14 @@ impl Hub {
         let Some(connection) = self.connections.get(&conn) else {
             return;
         };
+        // In answer to a frame that had a `ref` (sent at once, or delivered after the commit).
+        let answered = self.delivering.as_ref().or(self.answering.as_ref());
+        let message = match (message, answered) {
+            (Outgoing::Text(text), Some((to, reference))) if *to == conn => {
+                Outgoing::Text(reference.stamp(&text).into())
+            }
+            (message, _) => message,
+        };
         // The last slot is kept for the close frame.
         if connection.outbox.capacity() > 1 && connection.outbox.try_send(message).is_ok() {
             return;

@@ -30,7 +30,7 @@ use tokio::time::Instant;
 
 use super::game::{GameResult, ServerGame};
 use super::limits::BucketsByAddress;
-use super::protocol::{ClientFrame, ErrorCode, Refused, ServerMessage};
+use super::protocol::{ClientFrame, ErrorCode, Ref, Refused, ServerMessage};
 use super::store::{Change, PlayerRecord, Remote, Store, StoreError, Write};
 use clocks::{remaining, sleep_until};
 use presence::Elsewhere;
@@ -93,6 +93,8 @@ pub enum Event {
     Frame {
         conn: ConnId,
         frame: Result<ClientFrame, Refused>,
+        /// The frame's `ref`, echoed in what answers it.
+        reference: Option<Ref>,
     },
     Disconnected {
         conn: ConnId,
@@ -232,12 +234,19 @@ enum LiveView {
 struct Pending {
     after: Option<usize>,
     delivery: Delivery,
+    /// The connection and `ref` of the frame this answers, if it answers one that had a `ref`.
+    answer_to: Option<(ConnId, Ref)>,
 }
 
 pub struct Hub {
     store: Store,
     move_time: Duration,
     connections: HashMap<ConnId, Connection>,
+    /// While a frame with a `ref` is handled: its connection and `ref`, which what is queued in
+    /// answer carries.
+    answering: Option<(ConnId, Ref)>,
+    /// While a delivery that answers such a frame is sent: the same, for [`Hub::send`].
+    delivering: Option<(ConnId, Ref)>,
     /// Players connected here, by key: their records and connections.
     players: HashMap<String, Player>,
     /// Every game being played, wherever its players are connected.
@@ -302,6 +311,8 @@ impl Hub {
             store,
             move_time,
             connections: HashMap::new(),
+            answering: None,
+            delivering: None,
             players: HashMap::new(),
             games: HashMap::new(),
             games_held: 0,
@@ -465,10 +476,18 @@ impl Hub {
                 };
                 self.connections.insert(conn, connection);
             }
-            Event::Frame { conn, frame } => match frame {
-                Ok(frame) => self.handle_frame(conn, frame).await,
-                Err(refused) => self.refuse(conn, refused),
-            },
+            Event::Frame {
+                conn,
+                frame,
+                reference,
+            } => {
+                self.answering = reference.map(|reference| (conn, reference));
+                match frame {
+                    Ok(frame) => self.handle_frame(conn, frame).await,
+                    Err(refused) => self.refuse(conn, refused),
+                }
+                self.answering = None;
+            }
             Event::Disconnected { conn } => self.disconnect(conn).await,
             Event::Resident { conn, name } => {
                 if let Err(refused) = self.sign_in_resident(conn, &name).await {

@@ -66,11 +66,12 @@ impl Client {
     }
 
     async fn send(&self, frame: Value) {
-        let frame = ClientFrame::parse(&frame.to_string());
+        let (reference, frame) = ClientFrame::parse_with_ref(&frame.to_string());
         self.hub
             .send(Event::Frame {
                 conn: self.conn,
                 frame,
+                reference,
             })
             .await
             .unwrap();
@@ -374,7 +375,12 @@ async fn a_game_keeps_one_clock_entry_however_many_turns_it_has() {
             json!({"type": "seek", "size": 19, "color": color}),
         ] {
             let frame = ClientFrame::parse(&frame.to_string());
-            hub.handle(Event::Frame { conn, frame }).await;
+            hub.handle(Event::Frame {
+                conn,
+                frame,
+                reference: None,
+            })
+            .await;
         }
     }
     hub.commit_and_deliver().await.unwrap();
@@ -393,6 +399,7 @@ async fn a_game_keeps_one_clock_entry_however_many_turns_it_has() {
         hub.handle(Event::Frame {
             conn: 1 + (ply as u64 % 2),
             frame,
+            reference: None,
         })
         .await;
         hub.expire_clocks();
@@ -445,3 +452,94 @@ async fn a_failing_read_stops_the_hub_instead_of_passing_for_an_unknown_game() {
 }
 
 mod watching;
+
+#[tokio::test(start_paused = true)]
+async fn a_ref_is_echoed_in_what_answers_its_frame_and_only_there() {
+    let db = TestDb::new("ref");
+    let hub = db.hub().await;
+    let mut alice = Client::connect(&hub, 1).await;
+    alice.send(json!({"type": "ping", "t": 1, "ref": "p1"})).await;
+    let pong = alice.recv().await;
+    assert_eq!(
+        (&pong["type"], &pong["ref"]),
+        (&json!("pong"), &json!("p1")),
+        "{pong}"
+    );
+    alice
+        .send(json!({"type": "hello", "name": "alice", "ref": 7}))
+        .await;
+    let welcome = alice.recv().await;
+    assert_eq!(
+        (&welcome["type"], &welcome["ref"]),
+        (&json!("welcome"), &json!(7)),
+        "{welcome}"
+    );
+    alice
+        .send(json!({"type": "seek", "size": 9, "color": "black", "ref": "s"}))
+        .await;
+    assert_eq!(alice.recv().await["ref"], "s");
+    let (mut bob, _) = Client::hello(&hub, 2, "bob", None).await;
+    bob.send(json!({"type": "seek", "size": 9, "ref": u64::MAX}))
+        .await;
+    let (start_alice, start_bob) = (alice.recv().await, bob.recv().await);
+    assert!(start_alice.get("ref").is_none(), "{start_alice}");
+    assert_eq!(
+        start_bob["ref"],
+        json!(u64::MAX),
+        "the seek that paired is answered by start"
+    );
+    let game = start_alice["game"]["id"].as_str().unwrap().to_string();
+    alice
+        .send(json!({"type": "move", "game": game, "ply": 0, "point": "5E", "ref": "m1"}))
+        .await;
+    let (played_alice, played_bob) = (alice.recv().await, bob.recv().await);
+    assert_eq!(
+        (&played_alice["type"], &played_alice["ref"]),
+        (&json!("played"), &json!("m1"))
+    );
+    assert!(
+        played_bob.get("ref").is_none(),
+        "only the sender's copy: {played_bob}"
+    );
+    bob.send(json!({"type": "move", "game": game, "ply": 0, "point": "4D", "ref": "late"}))
+        .await;
+    let state = bob.recv().await;
+    assert_eq!(
+        (&state["type"], &state["ref"]),
+        (&json!("state"), &json!("late")),
+        "{state}"
+    );
+    bob.send(json!({"type": "move", "game": game, "ply": 1, "point": "5E", "ref": "taken"}))
+        .await;
+    let refused = bob.recv().await;
+    assert_eq!(
+        (&refused["code"], &refused["ref"]),
+        (&json!("illegal_move"), &json!("taken")),
+        "{refused}"
+    );
+    bob.send(json!({"type": "frobnicate", "ref": "odd"})).await;
+    assert_eq!(bob.recv().await["ref"], "odd", "a refused frame echoes its ref");
+    let long = "x".repeat(65);
+    for bad in [json!({"a": 1}), json!(long), json!(1.5), json!(null), json!(true)] {
+        bob.send(json!({"type": "ping", "ref": bad})).await;
+        let refused = bob.recv().await;
+        assert_eq!(refused["code"], "bad_request", "{refused}");
+        assert!(
+            refused["message"].as_str().unwrap().contains("field 'ref'"),
+            "{refused}"
+        );
+        assert!(refused.get("ref").is_none(), "{refused}");
+    }
+    bob.send(json!({"type": "ping", "ref": "y".repeat(64)})).await;
+    assert_eq!(bob.recv().await["ref"], json!("y".repeat(64)));
+    bob.send(json!({"type": "resign", "game": game, "ref": -3})).await;
+    let (over_bob, over_alice) = (bob.recv().await, alice.recv().await);
+    assert_eq!(
+        (&over_bob["type"], &over_bob["ref"]),
+        (&json!("over"), &json!(-3)),
+        "{over_bob}"
+    );
+    assert!(over_alice.get("ref").is_none(), "{over_alice}");
+    bob.send(json!({"type": "ping"})).await;
+    assert!(bob.recv().await.get("ref").is_none(), "no ref, none echoed");
+}

@@ -36,7 +36,13 @@ impl Direct {
 
     async fn frame(&mut self, conn: ConnId, frame: Value) {
         let frame = ClientFrame::parse(&frame.to_string());
-        self.hub.handle(Event::Frame { conn, frame }).await;
+        self.hub
+            .handle(Event::Frame {
+                conn,
+                frame,
+                reference: None,
+            })
+            .await;
     }
 
     async fn commit(&mut self) {
