@@ -220,7 +220,8 @@ impl TimeControl {
             TimeControl::Canadian {
                 period_ms, stones, ..
             } => {
-                if elapsed_ms <= clock.main_ms {
+                // Once main time is gone every turn is a stone of the period, an instant one too.
+                if clock.main_ms > 0 && elapsed_ms <= clock.main_ms {
                     next.main_ms -= elapsed_ms;
                 } else {
                     next.main_ms = 0;
@@ -406,7 +407,7 @@ mod tests {
     #[test]
     fn canadian_restarts_the_period_after_its_stones() {
         let control = parse(r#"{"system":"canadian","main_ms":1000,"period_ms":10000,"stones":3}"#).unwrap();
-        let clocks = play(control, &[1500, 3000, 5000, 9000, 2000]);
+        let clocks = play(control, &[1500, 3000, 5000, 9000, 0, 0, 0, 10000]);
         let seen: Vec<Option<(u64, u64, u32)>> = clocks
             .iter()
             .map(|c| c.map(|c| (c.main_ms, c.period_ms, c.stones)))
@@ -418,7 +419,10 @@ mod tests {
                 Some((0, 6500, 1)),
                 Some((0, 10000, 3)), // 1500 left for the last stone: played, the period starts again
                 Some((0, 1000, 2)),
-                None, // 2000 ms with 1000 left
+                Some((0, 1000, 1)),  // an instant turn is a stone of the period too
+                Some((0, 10000, 3)), // the period's last stone: it starts again
+                Some((0, 10000, 2)),
+                None, // the whole period for one stone: too late
             ]
         );
     }
