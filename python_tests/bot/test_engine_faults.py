@@ -168,6 +168,19 @@ def test_no_engine_is_left_after_the_with_block_or_when_dropped_unclosed() -> No
     wait_until(lambda: gone(pid), 10, "the engine of an engine dropped unclosed to end")
 
 
+@needs_gnugo
+def test_an_engine_started_through_a_wrapper_script_ends_with_it() -> None:
+    """What a wrapper script starts (here the engine and a helper in the background, which no
+    closed pipe would end) is one process group with it: all of it goes with the `with` block,
+    not only the wrapper."""
+    with GtpEngine(["sh", "-c", f"sleep 300 & {GNUGO} --mode gtp; true"]) as engine:
+        assert engine.name == "GNU Go" and engine.pid is not None
+        wrapper = engine.pid
+        started = [int(pid) for pid in Path(f"/proc/{wrapper}/task/{wrapper}/children").read_text().split()]
+        assert len(started) == 2 and not any(gone(pid) for pid in started)
+    wait_until(lambda: all(gone(pid) for pid in started), 10, "what the wrapper started to end with the block")
+
+
 def python_holding_an_engine(exit_how: str) -> tuple[subprocess.Popen[str], int]:
     """A Python process that starts GNU Go, prints its process id, then ``exit_how``: ``sleep``
     (until killed) or ``exit`` (at once, the engine not closed)."""

@@ -173,6 +173,8 @@ def test_a_fault_loses_the_game_with_its_reason(
         assert f"  game {game.number}: {game.result}, " in summary
         record = sgf.Sgf_game.from_bytes(Path(game.sgf_path or "").read_bytes())
         assert record.get_root().get("RE") == game.result
+        played = [node for node in record.get_main_sequence() if node.get_move()[0] is not None]
+        assert game.moves == len(played), "a lost game's moves are the turns it had"
         comment = record.get_last_node().get("C")
         assert words in comment and "ended by: " + ended_by in record.get_root().get("GC")
     assert "abnormal ends:\n" in summary

@@ -209,11 +209,11 @@ async def _play_game(number: int, seats: dict[str, _Seat], rules: _Rules) -> tup
         try:
             move = await seat.engine.play(game, timeout=rules.move_timeout)
         except EngineTimeout as error:
-            return _forfeit(record, other, "T", "timeout", f"{names[color]} ({color}) {error}"), game
+            return _forfeit(record, game, other, "T", "timeout", f"{names[color]} ({color}) {error}"), game
         except EngineTerminated as error:
-            return _forfeit(record, other, "F", "crash", f"{names[color]} ({color}): {error}"), game
+            return _forfeit(record, game, other, "F", "crash", f"{names[color]} ({color}): {error}"), game
         except EngineError as error:
-            return _forfeit(record, other, "F", "engine error", f"{names[color]} ({color}): {error}"), game
+            return _forfeit(record, game, other, "F", "engine error", f"{names[color]} ({color}): {error}"), game
         finally:
             seat.seconds += loop.time() - started
             seat.plays += 1
@@ -229,7 +229,7 @@ async def _play_game(number: int, seats: dict[str, _Seat], rules: _Rules) -> tup
             continue
         why = game.illegal_reason(move)
         if why is not None:
-            return _forfeit(record, other, "F", "illegal move", f"{names[color]} ({color}) played {move}, illegal here ({why})"), game
+            return _forfeit(record, game, other, "F", "illegal move", f"{names[color]} ({color}) played {move}, illegal here ({why})"), game
         game.move(move)
         passes = 0
     score = game.score(rules.komi)
@@ -245,8 +245,10 @@ async def _play_game(number: int, seats: dict[str, _Seat], rules: _Rules) -> tup
     return record, game
 
 
-def _forfeit(record: GameRecord, winner: str, why: str, ended_by: str, detail: str) -> GameRecord:
+def _forfeit(record: GameRecord, game: Go, winner: str, why: str, ended_by: str, detail: str) -> GameRecord:
+    """The game lost by the side that broke down: its turns so far are its moves."""
     record.result, record.ended_by, record.detail = f"{winner}+{why}", ended_by, " ".join(detail.split())
+    record.moves = game.move_number
     return record
 
 

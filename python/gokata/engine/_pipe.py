@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any, NoReturn, Optional
 
 from gokata.engine._gtp import EngineError, EngineProtocolError, EngineTerminated, clean_line, parse_head
-from gokata.engine._process import Child, die_with_parent
+from gokata.engine._process import Child, die_with_parent, kill_tree
 
 log = logging.getLogger("gokata.engine")
 
@@ -77,10 +77,7 @@ class EngineProcess:
         """Kills it now; whatever waits for its output sees it end."""
         if self.process.returncode is None:
             self.doomed = True
-            try:
-                self.process.kill()
-            except ProcessLookupError:
-                pass
+            kill_tree(self.process.pid)
 
     async def write(self, command: str, text: bytes) -> None:
         stdin = self.process.stdin
@@ -133,6 +130,8 @@ class EngineProcess:
         closes its pipes."""
         self.kill()
         await self.process.wait()
+        # What it started may outlive it (a wrapper script's children): its group goes too.
+        kill_tree(self.process.pid)
         self._child.reaped()
         self._finalizer.detach()
         try:

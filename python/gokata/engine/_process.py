@@ -60,6 +60,19 @@ def die_with_parent() -> Callable[[], None] | None:
     return preexec
 
 
+def kill_tree(pid: int) -> None:
+    """Kills the engine started as ``pid`` and whatever it started: the engine leads a session
+    of its own (``start_new_session``), so on POSIX its process group is killed whole (an engine
+    started through a wrapper script dies with it). Elsewhere the process alone."""
+    try:
+        if os.name == "posix":
+            os.killpg(pid, _KILL)
+        else:
+            os.kill(pid, _KILL)
+    except OSError:
+        pass
+
+
 class Child:
     """A started process, killed by ``kill`` unless it has been reaped (``reaped`` is then
     called), so that a finalizer never signals a process id used again."""
@@ -74,7 +87,4 @@ class Child:
     def kill(self) -> None:
         if self.running:
             self.running = False
-            try:
-                os.kill(self.pid, _KILL)
-            except OSError:
-                pass
+            kill_tree(self.pid)
