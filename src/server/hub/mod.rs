@@ -557,7 +557,7 @@ impl Hub {
                 self.players[&player].record.name
             ))),
             (_, None) => Err(Refused::bad_request(
-                "say hello first: {\"type\":\"hello\",\"name\":...} (only ping, watch and watch_lobby need none)",
+                "say hello first: {\"type\":\"hello\",\"name\":...} (only ping, watch, unwatch, watch_lobby and unwatch_lobby need none)",
             )),
             (
                 ClientFrame::Seek {

@@ -35,14 +35,8 @@ impl Hub {
     /// `watch`: the game's state once the batch is committed, then its news. A finished game
     /// only has its state.
     pub(super) async fn watch(&mut self, conn: ConnId, game_id: &str) -> Result<(), Refused> {
-        let Some(connection) = self.connections.get(&conn) else {
+        if !self.connections.contains_key(&conn) {
             return Ok(());
-        };
-        if !connection.watching.contains(game_id) && connection.watching.len() >= MAX_WATCHED {
-            return Err(Refused::bad_request(format!(
-                "a connection watches at most {MAX_WATCHED} games at once: unwatch one first"
-            ))
-            .in_game(game_id));
         }
         let stored = if self.games.contains_key(game_id) || self.ended.contains_key(game_id) {
             None
@@ -56,8 +50,8 @@ impl Hub {
                 GameState::of(&game, game.move_time_ms).with_connected(|name| self.is_connected_name(name));
             let text = ServerMessage::State { game: state }.to_json();
             if game.is_over() {
+                // Nothing more will come: not watched, and no reason to keep the connection.
                 self.reply_to(conn, text);
-                self.keep(conn);
                 return Ok(());
             }
             // Started by another process, and not held here yet: read after the batch (its
@@ -65,9 +59,16 @@ impl Hub {
             self.remote.insert(game_id.to_string());
             Some((text, game.moves().len()))
         };
-        if let Some(connection) = self.connections.get_mut(&conn) {
-            connection.watching.insert(game_id.to_string());
+        let Some(connection) = self.connections.get_mut(&conn) else {
+            return Ok(());
+        };
+        if !connection.watching.contains(game_id) && connection.watching.len() >= MAX_WATCHED {
+            return Err(Refused::bad_request(format!(
+                "a connection watches at most {MAX_WATCHED} games at once: unwatch one first"
+            ))
+            .in_game(game_id));
         }
+        connection.watching.insert(game_id.to_string());
         self.deliver_later(
             None,
             Delivery::Watch {
@@ -128,8 +129,8 @@ impl Hub {
                 .entry(game_id.to_string())
                 .or_default()
                 .insert(conn, plies);
+            self.keep(conn);
         }
-        self.keep(conn);
     }
 
     pub(super) fn deliver_unwatch(&mut self, conn: ConnId, game_id: &str) {

@@ -323,6 +323,28 @@ async fn a_connection_watches_at_most_64_games_and_rooms_go_with_their_watchers(
     assert_eq!(refused["code"], "bad_request");
     assert!(refused["message"].as_str().unwrap().contains("64"), "{refused}");
     assert_eq!(direct.hub.rooms.len(), MAX_WATCHED);
+    // A finished game is only its state: no room, not counted, so answered at the limit too,
+    // and no reason to keep a connection that has not said hello.
+    let last = &games[MAX_WATCHED];
+    direct
+        .frame(
+            10 + 2 * MAX_WATCHED as u64,
+            json!({"type": "resign", "game": last}),
+        )
+        .await;
+    direct.commit().await;
+    direct.connect(5).await;
+    for conn in [3, 5] {
+        direct.frame(conn, watch(last)).await;
+    }
+    direct.commit().await;
+    for conn in [3, 5] {
+        let seen = direct.taken(conn);
+        assert_eq!(kinds(&seen), ["state"], "{seen:?}");
+        assert_eq!(seen[0]["game"]["status"], "over");
+    }
+    assert_eq!(direct.hub.connections[&3].watching.len(), MAX_WATCHED);
+    assert!(!direct.hub.connections[&5].kept && direct.hub.connections[&5].watching.is_empty());
     // One already watched is answered again, not refused.
     direct.frame(3, watch(&games[5])).await;
     direct.commit().await;
@@ -459,22 +481,32 @@ async fn turns_another_process_stored_reach_watchers_once() {
         assert_eq!(seen[0]["ply"], 1);
     }
     assert_eq!(kinds(&direct.taken(1)), ["played", "played"]);
-    // Another process says a player left: the watchers hear it.
+    // Bob is connected to another process too: leaving this one, he is still connected. When
+    // the other process says he left it, the watchers hear it.
     direct
         .hub
         .handle(Event::Remote(Remote::Alive(vec!["elsewhere".into()])))
         .await;
-    direct
-        .hub
-        .handle(Event::Remote(Remote::Changes {
+    let told = |here| {
+        Event::Remote(Remote::Changes {
             from: "elsewhere".into(),
             changes: vec![Change::Presence {
-                player: "carol".into(),
-                here: true,
+                player: "bob".into(),
+                here,
             }],
-        }))
-        .await;
+        })
+    };
+    direct.hub.handle(told(true)).await;
     direct.hub.handle(Event::Disconnected { conn: 2 }).await;
+    direct.commit().await;
+    for conn in [1, 3, 4] {
+        assert_eq!(
+            direct.taken(conn),
+            Vec::<Value>::new(),
+            "bob is still connected elsewhere"
+        );
+    }
+    direct.hub.handle(told(false)).await;
     direct.commit().await;
     for conn in [1, 3, 4] {
         let seen = direct.taken(conn);
