@@ -95,8 +95,8 @@ def test_sockets_that_say_nothing_are_closed_while_others_play(tmp_path: Path, d
 def test_connections_from_one_address_are_capped(server: ServerProcess) -> None:
     crowded = loopback_source()
     held = [Wire(server.ws_url, source=crowded) for _ in range(64)]
-    for wire in held[:3]:
-        wire.ping()
+    for wire in held:  # watching, they are kept open without a hello
+        wire.request({"type": "watch_lobby"}, "lobby")
     extra = raw_socket(server, crowded)
     extra.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
     head, _, body = read_until_closed(extra, 5.0).partition(b"\r\n\r\n")
