@@ -192,12 +192,12 @@ class AsyncGtpEngine:
         name = next((n for n in ("kata-analyze", "lz-analyze") if n in self.commands), None)
         position = position_of(game)
         async with self._locked():
+            deadline = self._deadline(timeout)
             if name is None:
-                await self._ensure_started(self._deadline(timeout), timeout)
+                await self._ensure_started(deadline, timeout)
                 name = next((n for n in ("kata-analyze", "lz-analyze") if n in self.commands), None)
             if name is None:
                 raise EngineError("lz-analyze", "", f"{self.name} offers neither kata-analyze nor lz-analyze")
-            deadline = self._deadline(timeout)
             await self._set_position(position, deadline, timeout)
             interval = max(5, min(100, int(seconds * 100 / 4)))
             command = f"{name} {position.to_move} {interval}"
