@@ -32,7 +32,7 @@ impl Clock {
             args,
             ["MAIN_TIME", "BYO_YOMI_TIME", "BYO_YOMI_STONES"],
         )?;
-        self.set(seconds(main)?, seconds(byo_yomi)?, count(stones)?);
+        self.set(seconds(main)?, seconds(byo_yomi)?, count(stones, "stones")?);
         Ok(())
     }
 
@@ -59,13 +59,13 @@ impl Clock {
                 let [main, period, periods] =
                     arguments(&command, rest, ["MAIN_TIME", "PERIOD_TIME", "PERIODS"])?;
                 let (main, period) = (seconds(main)?, seconds(period)?);
-                count(periods)?;
+                count(periods, "periods")?;
                 self.set(main, period, 1)
             }
             "canadian" => {
                 let [main, time, stones] =
                     arguments(&command, rest, ["MAIN_TIME", "BYO_YOMI_TIME", "BYO_YOMI_STONES"])?;
-                self.set(seconds(main)?, seconds(time)?, count(stones)?)
+                self.set(seconds(main)?, seconds(time)?, count(stones, "stones")?)
             }
             _ => {
                 return Err(format!(
@@ -79,7 +79,7 @@ impl Clock {
 
     /// `time_left color time stones`, the colour read.
     pub fn time_left(&mut self, color: Color, time: &str, stones: &str) -> Result<(), String> {
-        self.left[color as usize] = Some((seconds(time)?, count(stones)?));
+        self.left[color as usize] = Some((seconds(time)?, count(stones, "stones")?));
         Ok(())
     }
 
@@ -123,9 +123,10 @@ fn seconds(text: &str) -> Result<f64, String> {
     }
 }
 
-fn count(text: &str) -> Result<u32, String> {
+/// A count of stones or periods (`what`), a whole number.
+fn count(text: &str, what: &str) -> Result<u32, String> {
     text.parse::<u32>()
-        .map_err(|_| format!("invalid number of stones {}", quoted(text)))
+        .map_err(|_| format!("invalid number of {what} {}", quoted(text)))
 }
 
 #[cfg(test)]
@@ -201,7 +202,7 @@ mod tests {
         );
         assert_eq!(
             clock.kgs_time_settings(&words("byoyomi 0 10 -1")),
-            Err("invalid number of stones \"-1\"".into())
+            Err("invalid number of periods \"-1\"".into())
         );
         assert_eq!(
             clock.time_left(Color::Black, "10", "x"),
