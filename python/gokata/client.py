@@ -20,6 +20,7 @@ protocol makes that harmless. Protocol: docs/protocol.md. Needs ``pip install go
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import operator
@@ -719,16 +720,6 @@ class RemoteGame:
             raise ValueError(f"field 'color' of a 'presence' frame is {color!r}")
         self._connected[color] = _get(frame, "connected", bool)
 
-    def _on_error(self, error: ServerError) -> bool:
-        for request in (self._pending, self._syncing):
-            if request is not None and not request.done:
-                if isinstance(error, IllegalMoveError) and request is self._pending:
-                    error.coord = request.frame.get("point")
-                    error.color = "black" if self.color == "black" else "white"
-                request.resolve(error=error)
-                return True
-        return False
-
     def _check_pending(self) -> None:
         """Resolves my turn or resignation in flight if the game now answers it."""
         request = self._pending
@@ -818,6 +809,8 @@ class Player:
         self._requests = threading.Lock()  # one seek or cancel at a time
         self._reader: threading.Thread | None = None
         self._fetches: dict[str, _Request] = {}  # games asked for by fetch_game, by id
+        self._refs = itertools.count(1)
+        self._by_ref: dict[int, _Request] = {}  # requests in flight, by the ref they were sent with
         self._watches: dict[str, WatchedGame] = {}  # games watched, by id
         self._lobby: LobbyWatch | None = None  # the lobby, if watched
 
@@ -919,7 +912,7 @@ class Player:
             with self._cond:
                 self._seek = request
             try:
-                self._send(request.frame)
+                self._send_request(request)
                 with self._cond:
                     try:
                         self._wait(lambda: request.done, timeout)
@@ -947,6 +940,9 @@ class Player:
                 with self._cond:
                     if self._seek is request:
                         self._seek = None
+                    ref = request.frame.get("ref")
+                    if isinstance(ref, int):
+                        self._by_ref.pop(ref, None)
 
     def cancel(self, *, timeout: float | None = None) -> None:
         """Withdraws my seek (harmless without one)."""
@@ -996,16 +992,26 @@ class Player:
         """Sends a registered request, waits for its answer; ``forget`` unregisters it (called
         under the lock). Raises the answer's error or TimeoutError."""
         try:
-            self._send(request.frame)
+            self._send_request(request)
             with self._cond:
                 self._wait(lambda: request.done, self.timeout if timeout is None else timeout)
         finally:
             with self._cond:
                 forget()
+                self._by_ref.pop(request.frame["ref"], None)
         with self._cond:
             if request.error is not None:
                 raise request.error
             return request.result
+
+    def _send_request(self, request: _Request) -> None:
+        """Sends a request with a ``ref`` of its own (kept if it is sent again after a
+        reconnection), so that the server's refusal, which echoes it, finds it."""
+        with self._cond:
+            if "ref" not in request.frame:
+                request.frame["ref"] = next(self._refs)
+            self._by_ref[request.frame["ref"]] = request
+        self._send(request.frame)
 
     def _wait(
         self,
@@ -1260,23 +1266,17 @@ class Player:
                 self._seek.resolve(error=ServerError("cancelled", "the seek was withdrawn", frame))
         elif kind == "error":
             error = _server_error(frame)
-            if game is not None and game._on_error(error):
+            ref = frame.get("ref")
+            request = self._by_ref.get(ref) if isinstance(ref, int) else None
+            if request is None:  # answers nothing of ours in flight (a request already given up)
+                log.warning("server error: %s %s", error.code, error.message)
                 return
-            fetch = self._fetches.get(error.game) if error.game is not None else None
-            if fetch is not None:
-                fetch.resolve(error=error)
-                return
-            for request in (self._seek, self._cancel):
-                if request is not None and not request.done:
-                    request.resolve(error=error)
-                    return
-            if error.game is None:  # no game named: the only request in flight, if any
-                pending = [
-                    g for g in self._games.values() if g._pending is not None and not g._pending.done
-                ]
-                if len(pending) == 1 and pending[0]._on_error(error):
-                    return
-            log.warning("server error: %s %s", error.code, error.message)
+            if isinstance(error, IllegalMoveError) and request.frame.get("type") == "move":
+                mover = self._games.get(request.frame.get("game", ""))
+                error.coord = request.frame.get("point")
+                if mover is not None:
+                    error.color = "black" if mover.color == "black" else "white"
+            request.resolve(error=error)
         elif kind == "goodbye":
             reason = frame.get("reason")
             self._goodbye = reason if isinstance(reason, str) else "goodbye"
