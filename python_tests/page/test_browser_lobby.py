@@ -298,6 +298,8 @@ def test_a_lone_player_plays_the_computer_of_gokata_serve_bot(
             agree(state, {"black": page})
         page.element("resign").click()
         page.element("resign").click()  # "Really resign?"
+        # The records the page shows are those stored with the result: read them once stored.
+        until(lambda: record(built_in, name).endswith(": 0 wins, 1 loss"), what="the resignation stored")
         eventually(
             lambda: page.text("result"),
             f"White (gokata-bot [bot]) wins by resignation. "
