@@ -29,15 +29,15 @@ def add_match(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "words up to the next --. Exit status: 0 when the games were played, 1 when an engine cannot "
         "start or the folder is not this match's, 2 for bad arguments, 130 on Ctrl-C.",
     )
-    match.add_argument("--games", type=_whole(1), default=2, metavar="N", help="games to play (default 2)")
-    match.add_argument("--size", type=_whole(2, 25), default=9, metavar="N", help="board size (default 9)")
+    match.add_argument("--games", type=whole_number(1), default=2, metavar="N", help="games to play (default 2)")
+    match.add_argument("--size", type=whole_number(2, 25), default=9, metavar="N", help="board size (default 9)")
     match.add_argument("--komi", type=float, default=7.5, help="komi (default 7.5)")
-    match.add_argument("--jobs", type=_whole(1), default=1, metavar="N", help="games at once (default 1)")
+    match.add_argument("--jobs", type=whole_number(1), default=1, metavar="N", help="games at once (default 1)")
     match.add_argument(
         "--move-timeout", type=_positive, metavar="SECONDS",
         help="seconds an engine has for each move, position included (default: no limit)",
     )  # fmt: skip
-    match.add_argument("--max-moves", type=_whole(1), metavar="N", help="turns before a game is stopped and scored (default 3 x points)")
+    match.add_argument("--max-moves", type=whole_number(1), metavar="N", help="turns before a game is stopped and scored (default 3 x points)")
     match.add_argument("--sgf-dir", metavar="DIR", help="write each game there as game-0001.sgf...")
     match.add_argument("--resume", action="store_true", help="play only the games missing from --sgf-dir")
     match.set_defaults(run=run_match)
@@ -90,7 +90,9 @@ def run_match(args: argparse.Namespace) -> int:
     return 0
 
 
-def _whole(least: int, most: int = 1_000_000_000) -> Callable[[str], int]:
+def whole_number(least: int, most: int = 1_000_000_000) -> Callable[[str], int]:
+    """A whole number from ``least`` to ``most`` (a billion unless given), for argparse."""
+
     def parse(text: str) -> int:
         try:
             number = int(text)

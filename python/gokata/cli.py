@@ -13,7 +13,7 @@ from typing import Callable
 
 from gokata import Go, Server, __version__, solve
 from gokata._gokata import _gtp
-from gokata._match_cli import add_match
+from gokata._match_cli import add_match, whole_number
 from gokata._play import PlaySession
 
 MAX_SIZE = 25  # columns are lettered A to Z without I
@@ -143,15 +143,15 @@ def _add_serve(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
     )
     limits = serve.add_argument_group("limits per client address (a client over one is refused; nobody else notices)")
     limits.add_argument(
-        "--max-connections-per-address", type=_count(1), default=64, metavar="N",
+        "--max-connections-per-address", type=whole_number(1), default=64, metavar="N",
         help="open connections from one address (default 64)",
     )
     limits.add_argument(
-        "--registrations-per-hour", type=_count(0), default=20, metavar="N",
+        "--registrations-per-hour", type=whole_number(0), default=20, metavar="N",
         help="new names one address may register in an hour (default 20)",
     )
     limits.add_argument(
-        "--api-requests-per-second", type=_count(1), default=20, metavar="N",
+        "--api-requests-per-second", type=whole_number(1), default=20, metavar="N",
         help="HTTP API requests a second from one address, twice as many at once (default 20)",
     )
     limits.add_argument(
@@ -216,21 +216,6 @@ def _port(text: str) -> int:
     if not 0 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"must be 0 to 65535, not {port}")
     return port
-
-
-def _count(least: int) -> Callable[[str], int]:
-    """A whole number from ``least`` to a billion, for argparse."""
-
-    def parse(text: str) -> int:
-        try:
-            number = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if not least <= number <= 1_000_000_000:
-            raise argparse.ArgumentTypeError(f"must be {least} to 1000000000, not {number}")
-        return number
-
-    return parse
 
 
 def _seconds(text: str) -> float:
@@ -313,11 +298,11 @@ def _add_gtp(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     budget = gtp.add_mutually_exclusive_group()
     budget.add_argument(
-        "--playouts", type=_count(1), metavar="N", help="simulations a move (default 10000)"
+        "--playouts", type=whole_number(1), metavar="N", help="simulations a move (default 10000)"
     )
     budget.add_argument("--time", type=_seconds, metavar="SECONDS", help="seconds a move, instead of a playout count")
-    gtp.add_argument("--threads", type=_count(1), metavar="T", help="search threads (default: one per core)")
-    gtp.add_argument("--seed", type=_count(0), metavar="S", help="random seed (with one thread, the same moves each time)")
+    gtp.add_argument("--threads", type=whole_number(1), metavar="T", help="search threads (default: one per core)")
+    gtp.add_argument("--seed", type=whole_number(0), metavar="S", help="random seed (with one thread, the same moves each time)")
     gtp.add_argument("--no-resign", action="store_true", help="never resign")
     gtp.add_argument(
         "--root-parallel",
@@ -371,7 +356,7 @@ def _add_bot(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     bot.add_argument("--name", required=True, help="the bot's player name")
     bot.add_argument("--token", help="the token of a registered name (default: the saved one)")
     bot.add_argument("--sizes", type=_sizes, default=(9, 13, 19), metavar="9,13,19", help="board sizes to play (default all three; those the engine refuses are left out)")
-    bot.add_argument("--games", type=_count(1), default=1, metavar="N", help="games at once (default 1)")
+    bot.add_argument("--games", type=whole_number(1), default=1, metavar="N", help="games at once (default 1)")
     bot.add_argument(
         "--opponent",
         choices=("human", "computer", "any"),
