@@ -22,11 +22,10 @@ from types import TracebackType
 from typing import Optional, TypedDict, Union
 
 from gokata import Go
-from gokata.client import (
+from gokata._frames import (
     Frame,
     Over,
     Played,
-    Player,
     Point,
     ServerError,
     _get,
@@ -37,6 +36,7 @@ from gokata.client import (
     _score,
     _server_error,
 )
+from gokata.client import Player
 
 # What the server reports
 

@@ -258,7 +258,7 @@ def _connect(args: argparse.Namespace) -> int:
         from gokata._connect import ConnectionLost, ConnectSession
         from gokata._terminal import Keyboard, Screen
     except ImportError as error:  # websockets is an optional dependency
-        print(f"gokata connect: {error}; install it with: pip install 'gokata[client]'", file=sys.stderr)
+        print(f"gokata connect: {error}; install it with: pip install websockets (the client extra)", file=sys.stderr)
         return 1
     if isinstance(sys.stdout, io.TextIOWrapper):
         sys.stdout.reconfigure(errors="backslashreplace")
@@ -394,7 +394,7 @@ def _bot(args: argparse.Namespace) -> int:
         from gokata._bridge import BridgeOptions, run_bridge
         from gokata._saved import load_token, save_token
     except ImportError as error:  # websockets is an optional dependency
-        print(f"gokata bot: {error}; install it with: pip install 'gokata[client]'", file=sys.stderr)
+        print(f"gokata bot: {error}; install it with: pip install websockets (the client extra)", file=sys.stderr)
         return 1
     import logging
 

@@ -499,7 +499,7 @@ def test_without_anywidget_the_import_says_what_to_install(monkeypatch: pytest.M
 
     monkeypatch.setattr(builtins, "__import__", no_anywidget)
     monkeypatch.delitem(sys.modules, "gokata.widget")
-    with pytest.raises(ImportError, match=r"pip install 'gokata\[jupyter\]'"):
+    with pytest.raises(ImportError, match=r"pip install anywidget \(the jupyter extra\)"):
         importlib.import_module("gokata.widget")
     monkeypatch.undo()
     assert importlib.import_module("gokata.widget").Board is not None

@@ -7,7 +7,7 @@
 ((4, 9, 9, 17), (4, 82))
 >>> observation, rewards, terminated, truncated, info = env.step(env.random_legal_actions())
 
-``VecGo`` needs numpy (``pip install 'gokata[env]'``); ``GoVectorEnv`` (Gymnasium) and
+``VecGo`` needs numpy (``pip install '.[env]'`` in the checkout); ``GoVectorEnv`` (Gymnasium) and
 ``go_aec`` (PettingZoo) import their libraries only when first used.
 """
 

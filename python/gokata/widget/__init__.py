@@ -8,7 +8,7 @@
 The `Go` is the single source of truth: the front end (``board.js``, drawn as SVG) sends what
 the player does (a click, a button) as a message, Python applies it to ``board.game``, and the
 new state goes back to the front end through the traitlets tagged ``sync=True``. Needs
-anywidget: ``pip install 'gokata[jupyter]'``. The guide: docs/notebook.md.
+anywidget: ``pip install '.[jupyter]'`` in the checkout. The guide: docs/notebook.md.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ try:
     import traitlets
 except ImportError as missing:  # pragma: no cover - depends on what is installed
     raise ImportError(
-        "gokata.widget needs anywidget (and so ipywidgets): pip install 'gokata[jupyter]'"
+        "gokata.widget needs anywidget (and so ipywidgets): pip install anywidget (the jupyter extra)"
     ) from missing
 
 import gokata
