@@ -5,9 +5,8 @@ use gokata_engine::sgf::{write_game, GameInfo};
 use gokata_engine::{area_score, coord, Color, Game, GoError, Score};
 
 use super::store::StoredGame;
-
-/// The komi of every game on the server.
-pub const KOMI: f64 = 0.5;
+use super::terms::GameTerms;
+use super::time_control::Clock;
 /// The board sizes a seek may ask for.
 pub const BOARD_SIZES: [usize; 3] = [9, 13, 19];
 
@@ -36,7 +35,8 @@ impl EndReason {
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GameResult {
-    pub winner: Color,
+    /// `None`: a draw (jigo), after two passes with a whole-number komi.
+    pub winner: Option<Color>,
     pub reason: EndReason,
     /// The area score, after two passes only.
     pub score: Option<Score>,
@@ -75,21 +75,33 @@ pub struct ServerGame {
     pub white: String,
     /// Whether black and white are programs (bots).
     pub bots: [bool; 2],
-    pub move_time_ms: u64,
+    pub terms: GameTerms,
+    /// Each player's clock, black first: for the player to move, as it stood when the turn
+    /// began (the hub measures the turn).
+    clocks: [Clock; 2],
     game: Game,
     moves: Vec<Option<String>>,
     result: Option<GameResult>,
 }
 
 impl ServerGame {
-    pub fn new(id: String, size: usize, black: String, white: String, move_time_ms: u64) -> ServerGame {
+    /// A new game under `terms`: with handicap stones on the board and white to move first.
+    pub fn new(id: String, size: usize, black: String, white: String, terms: GameTerms) -> ServerGame {
+        let mut game = Game::new(size, size).expect("server board sizes are valid");
+        if terms.handicap > 0 {
+            game.place_handicap(i64::from(terms.handicap))
+                .expect("pairing gives a handicap the board takes");
+            game.set_to_move(Color::White);
+        }
+        let clock = terms.time.new_clock();
         ServerGame {
             id,
             black,
             white,
             bots: [false; 2],
-            move_time_ms,
-            game: Game::new(size, size).expect("server board sizes are valid"),
+            clocks: [clock; 2],
+            terms,
+            game,
             moves: Vec::new(),
             result: None,
         }
@@ -100,12 +112,22 @@ impl ServerGame {
         if !BOARD_SIZES.contains(&stored.size) {
             return Err(format!("game {} has board size {}", stored.id, stored.size));
         }
+        let handicap_fits = match stored.terms.handicap {
+            0 => true,
+            stones => stones >= 2 && stones <= if stored.size == 9 { 5 } else { 9 },
+        };
+        if !handicap_fits {
+            return Err(format!(
+                "game {} has {} handicap stones",
+                stored.id, stored.terms.handicap
+            ));
+        }
         let mut game = ServerGame::new(
             stored.id.clone(),
             stored.size,
             stored.black.clone(),
             stored.white.clone(),
-            stored.move_time_ms,
+            stored.terms.clone(),
         )
         .with_bots(stored.bots);
         for (ply, point) in stored.moves.iter().enumerate() {
@@ -117,6 +139,7 @@ impl ServerGame {
         if stored.result.is_some() {
             game.result = stored.result;
         }
+        game.clocks = stored.clocks;
         Ok(game)
     }
 
@@ -133,8 +156,8 @@ impl ServerGame {
             black: self.black.clone(),
             white: self.white.clone(),
             bots: self.bots,
-            komi: KOMI,
-            move_time_ms: self.move_time_ms,
+            terms: self.terms.clone(),
+            clocks: self.clocks,
             moves: self.moves.clone(),
             result: self.result,
         }
@@ -155,6 +178,34 @@ impl ServerGame {
     /// The position, for the server's own bot to think about.
     pub fn position(&self) -> &Game {
         &self.game
+    }
+
+    /// `color`'s clock: for the player to move, as it stood when the turn began.
+    pub fn clock(&self, color: Color) -> Clock {
+        self.clocks[color_index(color)]
+    }
+
+    pub fn clocks(&self) -> [Clock; 2] {
+        self.clocks
+    }
+
+    /// The time the player to move had when its turn began.
+    pub fn turn_time_ms(&self) -> u64 {
+        self.terms.time.time_left(&self.clock(self.to_move()))
+    }
+
+    /// `color`'s clock after a turn that took `elapsed_ms`; `None` if it ran out of time first.
+    pub fn clock_after(&self, color: Color, elapsed_ms: u64) -> Option<Clock> {
+        self.terms.time.after_turn(&self.clock(color), elapsed_ms)
+    }
+
+    pub fn set_clock(&mut self, color: Color, clock: Clock) {
+        self.clocks[color_index(color)] = clock;
+    }
+
+    /// Takes the clocks that the store has (a turn another process played).
+    pub fn set_clocks(&mut self, clocks: [Clock; 2]) {
+        self.clocks = clocks;
     }
 
     pub fn result(&self) -> Option<GameResult> {
@@ -200,8 +251,9 @@ impl ServerGame {
     pub fn sgf(&self) -> String {
         let result = self.result.map(|result| {
             let winner = match result.winner {
-                Color::Black => "B",
-                Color::White => "W",
+                Some(Color::Black) => "B",
+                Some(Color::White) => "W",
+                None => return "0".to_string(),
             };
             match (result.reason, result.score) {
                 (EndReason::Resign, _) => format!("{winner}+R"),
@@ -213,7 +265,7 @@ impl ServerGame {
         let info = GameInfo {
             black: Some(self.black.clone()),
             white: Some(self.white.clone()),
-            komi: Some(KOMI),
+            komi: Some(self.terms.komi),
             result,
             rules: Some("gokata: area scoring, simple ko, no suicide".into()),
             ..GameInfo::default()
@@ -234,10 +286,9 @@ impl ServerGame {
             self.moves.push(None);
             let second_pass = self.moves.len() >= 2 && self.moves[self.moves.len() - 2].is_none();
             if second_pass {
-                let score = area_score(self.game.board(), KOMI);
-                let winner = score.winner().expect("a komi of one half leaves no draw");
+                let score = area_score(self.game.board(), self.terms.komi);
                 self.result = Some(GameResult {
-                    winner,
+                    winner: score.winner(),
                     reason: EndReason::Passes,
                     score: Some(score),
                 });
@@ -302,7 +353,7 @@ impl ServerGame {
             return None;
         }
         self.result = Some(GameResult {
-            winner: loser.opponent(),
+            winner: Some(loser.opponent()),
             reason,
             score: None,
         });
@@ -310,12 +361,27 @@ impl ServerGame {
     }
 }
 
+fn color_index(color: Color) -> usize {
+    match color {
+        Color::Black => 0,
+        Color::White => 1,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::time_control::TimeControl;
 
     fn game() -> ServerGame {
-        ServerGame::new("g".into(), 9, "alice".into(), "bob".into(), 1000)
+        let time = TimeControl::PerMove { move_ms: 1000 };
+        ServerGame::new(
+            "g".into(),
+            9,
+            "alice".into(),
+            "bob".into(),
+            GameTerms::plain(time),
+        )
     }
 
     #[test]
@@ -370,7 +436,7 @@ mod tests {
         assert_eq!(g.play(Color::White, 1, None).unwrap().result, None);
         let turn = g.play(Color::Black, 2, None).unwrap();
         let result = turn.result.unwrap();
-        assert_eq!(result.winner, Color::Black);
+        assert_eq!(result.winner, Some(Color::Black));
         assert_eq!(result.reason, EndReason::Passes);
         assert_eq!(result.score.map(|s| (s.black, s.white)), Some((81, 0)));
         assert_eq!(g.play(Color::White, 3, None), Err(Refusal::Stale));

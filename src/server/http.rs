@@ -43,6 +43,13 @@ pub fn router(hub: mpsc::Sender<Event>, alive: Arc<()>, limits: Limits, healthy:
     let api =
         Router::new()
             .route("/api/players/{name}", get(player))
+            .route("/api/players/{name}/games", get(player_games))
+            .route(
+                "/api/leaderboard",
+                get(|State(state): State<AppState>| async move {
+                    ask(&state, HubQuery::Leaderboard, String::new()).await
+                }),
+            )
             .route("/api/games", get(games))
             .route("/api/games/{id}", get(game))
             .route(
@@ -172,6 +179,22 @@ async fn upgrade(
 async fn player(State(state): State<AppState>, Path(name): Path<String>) -> Response {
     let missing = format!("no player is named {name:?}");
     ask(&state, HubQuery::Player(name), missing).await
+}
+
+/// `/api/players/NAME/games?before=ID`: the player's finished games, newest first.
+async fn player_games(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    Query(query): Query<PageQuery>,
+) -> Response {
+    let missing = format!("no player is named {name:?}");
+    let before = query.before;
+    ask(&state, HubQuery::PlayerGames { name, before }, missing).await
+}
+
+#[derive(serde::Deserialize)]
+struct PageQuery {
+    before: Option<String>,
 }
 
 /// `/api/games?status=playing` (the only status listed, and the default): the games being played.

@@ -23,6 +23,7 @@ pub mod rating;
 pub mod resident;
 pub mod socket;
 pub mod store;
+pub mod terms;
 pub mod time_control;
 
 use std::net::{SocketAddr, TcpListener};

@@ -155,6 +155,32 @@ pub fn handicapped_rating(rating: f64, stones: u32, size: usize) -> f64 {
     rating_of(rank_of(rating) + f64::from(stones) * stone_worth(size))
 }
 
+/// Both players' ratings after a rated game (`black_won` or not) with `stones` handicap stones
+/// on a board of `size`, black first: black counts as its rank raised by the stones' worth
+/// (as OGS's goratings does it, white is lowered by as much in black's own update).
+pub fn after_rated_game(
+    black: Rating,
+    white: Rating,
+    black_won: bool,
+    stones: u32,
+    size: usize,
+) -> [Rating; 2] {
+    let raised = handicapped_rating(black.rating, stones, size);
+    let black_as_white_sees_it = Rating {
+        rating: raised,
+        ..black
+    };
+    let white_as_black_sees_it = Rating {
+        rating: white.rating - (raised - black.rating),
+        ..white
+    };
+    let black_score = if black_won { 1.0 } else { 0.0 };
+    [
+        black.after_game(white_as_black_sees_it, black_score),
+        white.after_game(black_as_white_sees_it, 1.0 - black_score),
+    ]
+}
+
 /// Glicko-2's `g`, which weighs a result by how well the opponent's rating is known.
 fn g(phi: f64) -> f64 {
     1.0 / (1.0 + 3.0 * phi * phi / (std::f64::consts::PI * std::f64::consts::PI)).sqrt()

@@ -12,10 +12,12 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::{mpsc, Semaphore};
 
-use super::game::{ServerGame, BOARD_SIZES, KOMI};
+use super::game::{ServerGame, BOARD_SIZES};
 use super::hub::{ConnId, Event, Outgoing};
-use super::protocol::{ClientFrame, Opponent, SeekColor};
+use super::protocol::{AskedTerms, ClientFrame, Opponent, SeekColor};
 use super::socket::new_connection_id;
+use super::terms::GameTerms;
+use super::time_control::{Clock, TimeControl};
 use gokata_engine::bot::{Bot, Budget, Decision, Settings};
 use gokata_engine::{coord, Color};
 
@@ -72,6 +74,8 @@ struct Tracked {
     color: Color,
     /// The ply being thought about.
     thinking: Option<usize>,
+    /// The most to think about a turn, from the bot's clock as the server last told it.
+    think_time: Duration,
 }
 
 /// Plays on the hub `events` until the server stops.
@@ -176,12 +180,14 @@ impl Player {
             return;
         }
         let thinking = self.games.get(&game.id).and_then(|tracked| tracked.thinking);
+        let think_time = think_time(&game.terms.time, &state["clocks"], color);
         self.games.insert(
             game.id.clone(),
             Tracked {
                 game,
                 color,
                 thinking,
+                think_time,
             },
         );
     }
@@ -197,6 +203,7 @@ impl Player {
         if ply < known {
             return; // known already (from a STATE)
         }
+        tracked.think_time = think_time(&tracked.game.terms.time, &message["clocks"], tracked.color);
         let color = tracked.game.to_move();
         if ply > known || tracked.game.play(color, ply, message["point"].as_str()).is_err() {
             let game = id.to_string();
@@ -213,6 +220,7 @@ impl Player {
             sizes: BOARD_SIZES.to_vec(),
             color: SeekColor::Any,
             opponent: Opponent::Human,
+            terms: AskedTerms::default(),
         };
         self.send(seek).await;
     }
@@ -226,7 +234,8 @@ impl Player {
             }
             tracked.thinking = Some(ply);
             let position = tracked.game.position().clone();
-            let (game, budget) = (id.clone(), self.budget);
+            let (game, budget) = (id.clone(), self.budget.capped(tracked.think_time));
+            let komi = tracked.game.terms.komi;
             let (searches, decided) = (self.searches.clone(), self.decided.clone());
             tokio::spawn(async move {
                 let Ok(_permit) = searches.acquire_owned().await else {
@@ -242,7 +251,7 @@ impl Player {
                         resign: true,
                     };
                     let (decision, _) =
-                        Bot::new(settings).genmove(&position, KOMI, budget, false, &mut || false);
+                        Bot::new(settings).genmove(&position, komi, budget, false, &mut || false);
                     turn_frame(&game, ply, decision, &position)
                 })
                 .await;
@@ -292,7 +301,15 @@ fn game_of(state: &Value) -> Option<ServerGame> {
         return None;
     }
     let (black, white) = (state["black"].as_str()?, state["white"].as_str()?);
-    let mut game = ServerGame::new(id, size, black.into(), white.into(), 0);
+    let terms = GameTerms {
+        handicap: u32::try_from(state["handicap"].as_u64().unwrap_or(0)).ok()?,
+        komi: state["komi"].as_f64()?,
+        ..GameTerms::plain(TimeControl::parse(&state["time"]).ok()?)
+    };
+    if terms.handicap == 1 || terms.handicap > 9 {
+        return None;
+    }
+    let mut game = ServerGame::new(id, size, black.into(), white.into(), terms);
     for (ply, point) in state["moves"].as_array()?.iter().enumerate() {
         let color = game.to_move();
         game.play(color, ply, point.as_str()).ok()?;
@@ -301,6 +318,13 @@ fn game_of(state: &Value) -> Option<ServerGame> {
         game.end(Color::Black, super::game::EndReason::Resign);
     }
     Some(game)
+}
+
+/// The most to think about a turn with the clock the server told (`clocks` of STATE or
+/// `played`); a tenth of a second where it told none.
+fn think_time(time: &TimeControl, clocks: &Value, color: Color) -> Duration {
+    let clock = Clock::from_json(&clocks[color.name()]);
+    Duration::from_millis(clock.map_or(100, |clock| time.comfortable_ms(&clock)))
 }
 
 fn turn_frame(game: &str, ply: usize, decision: Decision, position: &gokata_engine::Game) -> ClientFrame {

@@ -254,6 +254,59 @@ impl Clock {
     }
 }
 
+impl Clock {
+    /// Two clocks, black first, as the store keeps them: `[[main_ms, periods, period_ms, stones], ...]`.
+    pub fn pair_to_text(clocks: &[Clock; 2]) -> String {
+        let [black, white] = clocks.map(|c| json!([c.main_ms, c.periods, c.period_ms, c.stones]));
+        json!([black, white]).to_string()
+    }
+
+    /// Reads what [`Clock::pair_to_text`] wrote.
+    pub fn pair_from_text(text: &str) -> Result<[Clock; 2], String> {
+        let value: Value = serde_json::from_str(text).map_err(|error| error.to_string())?;
+        let clock = |at: usize| -> Result<Clock, String> {
+            let number = |field: usize| value[at][field].as_u64().ok_or(format!("not a clock: {text}"));
+            Ok(Clock {
+                main_ms: number(0)?,
+                periods: u32::try_from(number(1)?).map_err(|e| e.to_string())?,
+                period_ms: number(2)?,
+                stones: u32::try_from(number(3)?).map_err(|e| e.to_string())?,
+            })
+        };
+        Ok([clock(0)?, clock(1)?])
+    }
+}
+
+impl TimeControl {
+    /// What a program may spend on a turn with `clock` and not run short: a third of a move's
+    /// time, a thirtieth of main time, a third of a byo-yomi period, half a Canadian stone's
+    /// share of its period, half a Fischer increment.
+    pub fn comfortable_ms(self, clock: &Clock) -> u64 {
+        let main = clock.main_ms / 30;
+        match self {
+            TimeControl::PerMove { move_ms } => move_ms / 3,
+            TimeControl::Absolute { .. } => main,
+            TimeControl::Fischer { increment_ms, .. } => (main + increment_ms / 2).min(clock.main_ms / 3),
+            TimeControl::Byoyomi { period_ms, .. } if clock.periods > 0 => main + period_ms / 3,
+            TimeControl::Byoyomi { .. } => main,
+            TimeControl::Canadian { .. } => main + clock.period_ms / u64::from(clock.stones.max(1)) / 2,
+        }
+    }
+}
+
+impl Clock {
+    /// Reads CLOCK as [`Clock::to_json`] writes it; what the system has not is 0.
+    pub fn from_json(value: &Value) -> Option<Clock> {
+        let number = |name: &str| value.get(name).and_then(Value::as_u64);
+        Some(Clock {
+            main_ms: number("main_ms")?,
+            periods: u32::try_from(number("periods").unwrap_or(0)).ok()?,
+            period_ms: number("period_ms").unwrap_or(0),
+            stones: u32::try_from(number("stones").unwrap_or(0)).ok()?,
+        })
+    }
+}
+
 struct Reader<'a>(&'a Map<String, Value>);
 
 impl Reader<'_> {

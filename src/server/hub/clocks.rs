@@ -38,6 +38,7 @@ impl Hub {
                 Some(_) => {}
             }
             live.deadline = None;
+            live.turn_started = None;
             let loser = live.game.to_move();
             if let Some(result) = live.game.end(loser, EndReason::Timeout) {
                 self.finish(&game_id, result, None);
@@ -45,13 +46,17 @@ impl Hub {
         }
     }
 
-    /// Starts the game's clock: the player to move has `remaining` from now.
+    /// Starts the game's clock: the player to move has `remaining` from now (less than its
+    /// turn's time where the turn began before, by the store's clock).
     pub(super) fn arm_clock(&mut self, game_id: &str, remaining: Duration) {
         let Some(live) = self.games.get_mut(game_id).filter(|live| !live.game.is_over()) else {
             return;
         };
-        let deadline = Instant::now() + remaining;
+        let now = Instant::now();
+        let deadline = now + remaining;
+        let spent = Duration::from_millis(live.game.turn_time_ms()).saturating_sub(remaining);
         live.deadline = Some(deadline);
+        live.turn_started = Some(now.checked_sub(spent).unwrap_or(now));
         if live.queued.is_none_or(|queued| queued > deadline) {
             live.queued = Some(deadline);
             self.clocks.push(Reverse((deadline, game_id.to_string())));
@@ -61,15 +66,22 @@ impl Hub {
     pub(super) fn remaining_ms(&self, live: &LiveGame) -> u64 {
         match live.deadline {
             Some(deadline) => deadline.saturating_duration_since(Instant::now()).as_millis() as u64,
-            None => live.game.move_time_ms,
+            None => live.game.turn_time_ms(),
         }
+    }
+
+    /// How long the turn under way has taken, in milliseconds.
+    pub(super) fn turn_elapsed_ms(live: &LiveGame) -> u64 {
+        live.turn_started.map_or(0, |started| {
+            u64::try_from(Instant::now().saturating_duration_since(started).as_millis()).unwrap_or(u64::MAX)
+        })
     }
 }
 
-/// The time the store gives the player to move, or (where the process keeps the clock) the
-/// game's full move time.
+/// The time the store gives the player to move, or (where the process keeps the clock) all the
+/// time its clock had when its turn began.
 pub(super) fn remaining(now: &GameNow, game: &ServerGame) -> Duration {
-    Duration::from_millis(now.remaining_ms.unwrap_or(game.move_time_ms))
+    Duration::from_millis(now.remaining_ms.unwrap_or(game.turn_time_ms()))
 }
 
 pub(super) async fn sleep_until(deadline: Option<Instant>) {

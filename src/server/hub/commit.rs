@@ -4,6 +4,8 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
+use serde_json::Value;
+
 use crate::auth;
 use crate::game::{GameResult, ServerGame};
 use crate::protocol::{ErrorCode, Refused, ServerMessage};
@@ -11,6 +13,9 @@ use crate::store::{Outcome, Records, StoreError, Write};
 
 use super::turns::player_keys;
 use super::{Answer, ConnId, Delivery, Hub, LiveGame, Outgoing, Pending};
+
+/// A result's records and rating changes, as its commit returned them.
+pub(super) type Settled<'a> = (&'a Records, Option<&'a Value>);
 
 impl Hub {
     /// Commits the batch's writes, then delivers what it says, in the order handled. A game
@@ -72,7 +77,7 @@ impl Hub {
         }
         for (game_id, write) in std::mem::take(&mut self.clocks_to_start) {
             if outcomes[write] != Outcome::Rejected && !reread.contains(&game_id) {
-                let move_time = self.games.get(&game_id).map(|live| live.game.move_time_ms);
+                let move_time = self.games.get(&game_id).map(|live| live.game.turn_time_ms());
                 if let Some(move_time) = move_time {
                     self.arm_clock(&game_id, Duration::from_millis(move_time));
                 }
@@ -86,7 +91,7 @@ impl Hub {
                 Some((Outcome::Rejected, _)) => continue,
                 // The game was read again, and its `over` announced with the turns it missed.
                 Some((Outcome::Finished { .. }, game)) if reread.contains(game) => continue,
-                Some((Outcome::Finished { records, .. }, _)) => Some(records),
+                Some((Outcome::Finished { records, ratings, .. }, _)) => Some((records, ratings.as_ref())),
                 _ => None,
             };
             self.deliver_pending(pending, records);
@@ -148,17 +153,18 @@ impl Hub {
         self.ended.clear();
     }
 
-    pub(super) fn deliver(&mut self, delivery: Delivery, records: Option<&Records>) {
+    /// `settled`: the records and rating changes of the result this delivery waited for.
+    pub(super) fn deliver(&mut self, delivery: Delivery, settled: Option<Settled<'_>>) {
         match delivery {
             Delivery::ToConnection(conn, text) => self.send(conn, Outgoing::Text(text)),
             Delivery::ToPlayer(player, text) => self.send_to_player(&player, &text),
             Delivery::Over { game, result } => {
                 // Always with the records of its write's commit.
-                let Some(records) = records else {
+                let Some((records, ratings)) = settled else {
                     return;
                 };
                 if let Some(live) = self.games.remove(&game) {
-                    self.announce_over(&live.game, result, records);
+                    self.announce_over(&live.game, result, records, ratings);
                 }
             }
             Delivery::Welcome { conn, token } => self.deliver_welcome(conn, &token),
@@ -201,24 +207,32 @@ impl Hub {
     }
 
     /// Delivers `pending`; what goes to the connection it answers carries that frame's `ref`.
-    fn deliver_pending(&mut self, pending: Pending, records: Option<&Records>) {
+    fn deliver_pending(&mut self, pending: Pending, settled: Option<Settled<'_>>) {
         self.delivering = pending.answer_to;
-        self.deliver(pending.delivery, records);
+        self.deliver(pending.delivery, settled);
         self.delivering = None;
     }
 
     /// `over` to both players, and their records as the store counted them. The game is no
     /// longer live here.
-    pub(super) fn announce_over(&mut self, game: &ServerGame, result: GameResult, records: &Records) {
+    pub(super) fn announce_over(
+        &mut self,
+        game: &ServerGame,
+        result: GameResult,
+        records: &Records,
+        ratings: Option<&Value>,
+    ) {
         self.games.remove(&game.id);
         self.ended.insert(game.id.clone(), game.clone());
         for standing in [&records.black, &records.white] {
             if let Some(player) = self.players.get_mut(&auth::name_key(&standing.name)) {
                 player.record.wins = standing.wins;
                 player.record.losses = standing.losses;
+                player.record.rating = standing.rating;
+                player.record.rated_games = standing.rated_games;
             }
         }
-        let text: Arc<str> = ServerMessage::over(&game.id, result, records).into();
+        let text: Arc<str> = ServerMessage::over(&game.id, result, records, ratings).into();
         let players = player_keys(game);
         for player in &players {
             self.send_to_player(player, &text);
@@ -245,6 +259,9 @@ impl Hub {
             wins: record.wins,
             losses: record.losses,
             bot: record.bot,
+            rating: record.rating.rating,
+            deviation: record.rating.deviation,
+            rank: record.rating.rank_label(),
             games: games.iter().map(|live| self.state_of(live)).collect(),
         }
         .to_json();

@@ -71,6 +71,13 @@ pub enum Query {
     LiveGames,
     /// The seeks waiting, oldest first.
     Seeks,
+    /// A player's finished games, newest first, from just before `before`.
+    PlayerGames {
+        name: String,
+        before: Option<String>,
+    },
+    /// The highest-rated players.
+    Leaderboard,
 }
 
 /// The answer to a [`Query`]: a body (JSON, or SGF for `GameSgf`).
@@ -139,6 +146,9 @@ struct LiveGame {
     game: ServerGame,
     /// When the player to move runs out of time; `None` while the last turn awaits its commit.
     deadline: Option<Instant>,
+    /// When the turn under way began, by this process's clock (the clock it measures against);
+    /// `None` while the last turn awaits its commit.
+    turn_started: Option<Instant>,
     /// The earliest entry `clocks` holds for this game, if any: at or before `deadline`.
     queued: Option<Instant>,
     /// Turns announced to this process's connections (all of them committed).
@@ -157,6 +167,7 @@ impl LiveGame {
         LiveGame {
             game,
             deadline: None,
+            turn_started: None,
             queued: None,
             announced,
             dirty: false,
@@ -269,7 +280,7 @@ pub struct Hub {
     /// New names registered, by address.
     registrations: BucketsByAddress,
     /// Turns other processes stored, told whole, played after the batch.
-    remote_turns: Vec<(String, usize, Option<String>)>,
+    remote_turns: Vec<Change>,
     /// Games other processes changed otherwise, read after the batch.
     remote: HashSet<String>,
     remote_everything: bool,
@@ -501,7 +512,7 @@ impl Hub {
             Event::Remote(Remote::Changes { from, changes }) => {
                 for change in changes {
                     match change {
-                        Change::Turn { game, ply, point } => self.remote_turns.push((game, ply, point)),
+                        turn @ Change::Turn { .. } => self.remote_turns.push(turn),
                         Change::Game(game) => {
                             self.remote.insert(game);
                         }
@@ -564,9 +575,10 @@ impl Hub {
                     sizes,
                     color,
                     opponent,
+                    terms,
                 },
                 Some(player),
-            ) => self.seek(&player, sizes, color, opponent).await,
+            ) => self.seek(&player, sizes, color, opponent, terms).await,
             (ClientFrame::Cancel, Some(player)) => {
                 let name = self.players[&player].record.name.clone();
                 match self.store.cancel_seek(&name).await {

@@ -5,8 +5,10 @@ use std::time::Duration;
 use crate::auth;
 use crate::game::ServerGame;
 use crate::lobby::Seek;
-use crate::protocol::{sizes_value, GameState, Opponent, Refused, SeekColor, ServerMessage};
+use crate::protocol::{sizes_value, AskedTerms, GameState, Opponent, Refused, SeekColor, ServerMessage};
 use crate::store::Write;
+use crate::terms::SeekTerms;
+use crate::time_control::TimeControl;
 
 use super::turns::player_keys;
 use super::{Hub, LiveGame};
@@ -18,16 +20,26 @@ impl Hub {
         sizes: Vec<usize>,
         color: SeekColor,
         opponent: Opponent,
+        asked: AskedTerms,
     ) -> Result<(), Refused> {
         let record = &self.players[player].record;
+        let terms = SeekTerms {
+            rated: asked.rated,
+            handicap: asked.handicap,
+            komi: asked.komi,
+            time: asked.time.unwrap_or(TimeControl::PerMove {
+                move_ms: self.move_time_ms(),
+            }),
+        };
         let seek = Seek {
             name: record.name.clone(),
             sizes: sizes.clone(),
             color,
             opponent,
             bot: record.bot,
+            terms,
+            rating: record.rating,
         };
-        let move_time_ms = self.move_time_ms();
         let paired = self
             .store
             .pair(seek, |pairing| {
@@ -36,7 +48,7 @@ impl Hub {
                     pairing.size,
                     pairing.black,
                     pairing.white,
-                    move_time_ms,
+                    pairing.terms,
                 )
                 .with_bots(pairing.bots)
                 .stored()
@@ -50,13 +62,18 @@ impl Hub {
                     size: sizes_value(&sizes),
                     color: color.name(),
                     opponent: opponent.name(),
+                    rated: terms.rated,
+                    handicap: terms.handicap.to_json(),
+                    komi: terms.komi,
+                    time: terms.time.to_json(),
                 },
             );
             return Ok(());
         };
         let game = ServerGame::from_stored(&paired.game).expect("a new game of a server size");
         let start = ServerMessage::Start {
-            game: GameState::of(&game, game.move_time_ms).with_connected(|name| self.is_connected_name(name)),
+            game: GameState::of(&game, game.turn_time_ms())
+                .with_connected(|name| self.is_connected_name(name)),
         }
         .to_json();
         let id = game.id.clone();
@@ -64,7 +81,8 @@ impl Hub {
         self.hold(LiveGame::new(game));
         if paired.stored {
             self.tell_both(players, start, None);
-            self.arm_clock(&id, Duration::from_millis(move_time_ms));
+            let turn_time = self.games[&id].game.turn_time_ms();
+            self.arm_clock(&id, Duration::from_millis(turn_time));
         } else {
             let write = self.write(Write::NewGame(paired.game), None);
             self.tell_both(players, start, Some(write));

@@ -9,7 +9,9 @@ use tokio::sync::oneshot;
 use crate::auth;
 use crate::game::ServerGame;
 use crate::lobby::Seek;
-use crate::protocol::{ErrorCode, GameState, GameSummary, Refused, SeekView, ServerMessage};
+use crate::protocol::{
+    finished_view, ErrorCode, GameState, GameSummary, Refused, SeekView, ServerMessage, StandingView,
+};
 use crate::store::StoreError;
 
 use super::{Answer, ConnId, Delivery, Hub, LiveGame, LiveView, Query, LISTED_GAMES};
@@ -154,12 +156,12 @@ impl Hub {
                 None => self.store.player(&name).await,
             }
             .map(|record| {
-                record.map(|record| {
-                    serde_json::json!({
-                        "name": record.name, "wins": record.wins, "losses": record.losses, "bot": record.bot
-                    })
-                    .to_string()
-                })
+                record.map(|record| serde_json::json!(StandingView::from(&record.standing())).to_string())
+            }),
+            Query::PlayerGames { name, before } => self.player_games(&name, before.as_deref()).await,
+            Query::Leaderboard => self.store.leaderboard().await.map(|standings| {
+                let players: Vec<StandingView> = standings.iter().map(StandingView::from).collect();
+                Some(serde_json::json!({ "players": players }).to_string())
             }),
             Query::GameSgf(id) => match self.games.get(&id) {
                 Some(live) => Ok(Some(live.game.sgf())),
@@ -184,6 +186,25 @@ impl Hub {
             }
         };
         Delivery::Reply(reply, answer)
+    }
+
+    /// `/api/players/NAME/games`: none if there is no such player.
+    async fn player_games(&mut self, name: &str, before: Option<&str>) -> Result<Option<String>, StoreError> {
+        if auth::check_name(name).is_err() {
+            return Ok(None);
+        }
+        let registered = match self.players.get(&auth::name_key(name)) {
+            Some(player) => Some(player.record.name.clone()),
+            None => self.store.player(name).await?.map(|record| record.name),
+        };
+        let Some(registered) = registered else {
+            return Ok(None);
+        };
+        let games = self.store.finished_games(&registered, before).await?;
+        let listed: Vec<Value> = games.iter().map(finished_view).collect();
+        Ok(Some(
+            serde_json::json!({ "name": registered, "games": listed }).to_string(),
+        ))
     }
 
     pub(super) fn pong(&mut self, conn: ConnId, t: &Value) {

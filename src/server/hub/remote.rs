@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use crate::game::ServerGame;
 use crate::protocol::{GameState, ServerMessage};
-use crate::store::{GameNow, StoreError};
+use crate::store::{Change, GameNow, StoreError};
 
 use super::clocks::remaining;
 use super::turns::{played_message, player_keys};
@@ -84,7 +84,16 @@ impl Hub {
     /// process holds (a notification was missed, or the game is new here) has its game read
     /// instead.
     pub(super) fn play_remote_turns(&mut self) {
-        for (game_id, ply, point) in std::mem::take(&mut self.remote_turns) {
+        for change in std::mem::take(&mut self.remote_turns) {
+            let Change::Turn {
+                game: game_id,
+                ply,
+                point,
+                clocks,
+            } = change
+            else {
+                continue;
+            };
             let Some(live) = self.games.get_mut(&game_id) else {
                 self.remote.insert(game_id);
                 continue;
@@ -104,7 +113,11 @@ impl Hub {
                 continue;
             };
             live.announced = live.game.moves().len();
-            let move_time = Duration::from_millis(live.game.move_time_ms);
+            // An older process tells no clocks: its games are all per move, whose clocks stay.
+            if let Some(clocks) = clocks {
+                live.game.set_clocks(clocks);
+            }
+            let move_time = Duration::from_millis(live.game.turn_time_ms());
             let text: Arc<str> = played_message(&live.game, &turn).into();
             let players = player_keys(&live.game);
             for player in &players {
@@ -196,9 +209,10 @@ impl Hub {
             }
             self.tell_watchers(&id, &players, Some(ply), &text);
         }
+        game.set_clocks(now.game.clocks);
         if let (Some(result), Some(records)) = (now.game.result, &now.records) {
             game.set_result(result);
-            self.announce_over(&game, result, records);
+            self.announce_over(&game, result, records, now.ratings.as_ref());
             return Ok(());
         }
         let remaining = remaining(&now, &game);

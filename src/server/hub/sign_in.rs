@@ -2,6 +2,7 @@
 
 use crate::auth;
 use crate::protocol::{ErrorCode, Refused};
+use crate::rating::Rating;
 use crate::store::{PlayerRecord, StoreError};
 
 use super::{ConnId, Delivery, Hub, Player};
@@ -39,6 +40,8 @@ impl Hub {
                     wins: 0,
                     losses: 0,
                     bot,
+                    rating: Rating::NEW,
+                    rated_games: 0,
                 };
                 self.players.insert(
                     key.clone(),

@@ -165,13 +165,27 @@ async fn the_player_to_move_loses_when_the_move_time_runs_out() {
     assert_eq!(over["reason"], "timeout");
     assert_eq!(over["winner"], "black", "white was to move");
     assert_eq!(over["score"], Value::Null);
-    assert_eq!(
-        over["records"]["black"],
-        json!({"name": "alice", "wins": 1, "losses": 0, "bot": false})
+    for (color, name, wins, losses) in [("black", "alice", 1, 0), ("white", "bob", 0, 1)] {
+        let record = &over["records"][color];
+        assert_eq!(
+            (
+                &record["name"],
+                &record["wins"],
+                &record["losses"],
+                &record["bot"]
+            ),
+            (&json!(name), &json!(wins), &json!(losses), &json!(false)),
+            "{record}"
+        );
+        assert_eq!(record["rated_games"], 1, "a timeout counts like any loss");
+    }
+    assert!(
+        over["ratings"]["black"]["after"].as_f64().unwrap() > 1500.0,
+        "{over}"
     );
-    assert_eq!(
-        over["records"]["white"],
-        json!({"name": "bob", "wins": 0, "losses": 1, "bot": false})
+    assert!(
+        over["ratings"]["white"]["after"].as_f64().unwrap() < 1500.0,
+        "{over}"
     );
 }
 

@@ -6,7 +6,7 @@ use gokata_engine::Color;
 
 use crate::auth;
 use crate::game::{EndReason, GameResult, Refusal, ServerGame, Turn};
-use crate::protocol::{ErrorCode, Refused, ServerMessage};
+use crate::protocol::{clocks_view, ErrorCode, Refused, ServerMessage};
 use crate::store::Write;
 
 use super::{ConnId, Delivery, Hub};
@@ -25,8 +25,26 @@ impl Hub {
         let Some(live) = self.games.get_mut(game_id).filter(|live| !live.game.is_over()) else {
             return self.send_state(conn, game_id).await;
         };
+        let clock = if color == live.game.to_move() && ply == live.game.moves().len() {
+            let clock = live.game.clock_after(color, Hub::turn_elapsed_ms(live));
+            if clock.is_none() {
+                // Played too late: the clock had run out, its timer not yet handled.
+                if let Some(result) = live.game.end(color, EndReason::Timeout) {
+                    live.deadline = None;
+                    live.turn_started = None;
+                    self.finish(game_id, result, Some(conn));
+                }
+                return Ok(());
+            }
+            clock
+        } else {
+            None
+        };
         match live.game.play(color, ply, point) {
             Ok(turn) => {
+                if let Some(clock) = clock {
+                    live.game.set_clock(color, clock);
+                }
                 self.record_turn(conn, game_id, turn);
                 Ok(())
             }
@@ -46,14 +64,15 @@ impl Hub {
     }
 
     pub(super) fn record_turn(&mut self, conn: ConnId, game_id: &str, turn: Turn) {
-        let write = self.write(
-            Write::Turn {
-                game: game_id.to_string(),
-                ply: turn.ply,
-                point: turn.point.clone(),
-            },
-            Some(conn),
-        );
+        let live = &self.games[game_id];
+        let write = Write::Turn {
+            game: game_id.to_string(),
+            ply: turn.ply,
+            point: turn.point.clone(),
+            clocks: live.game.clocks(),
+            turn_ms: live.game.turn_time_ms(),
+        };
+        let write = self.write(write, Some(conn));
         let live = &self.games[game_id];
         let played = played_message(&live.game, &turn);
         let players = player_keys(&live.game);
@@ -68,6 +87,7 @@ impl Hub {
         }
         if let Some(live) = self.games.get_mut(game_id) {
             live.deadline = None;
+            live.turn_started = None;
         }
     }
 
@@ -115,7 +135,8 @@ pub(super) fn played_message(game: &ServerGame, turn: &Turn) -> String {
         point: turn.point.as_deref(),
         captured: &turn.captured,
         to_move: game.to_move().name(),
-        remaining_ms: game.move_time_ms,
+        remaining_ms: game.turn_time_ms(),
+        clocks: clocks_view(game),
     }
     .to_json()
 }

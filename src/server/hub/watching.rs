@@ -47,7 +47,7 @@ impl Hub {
                 .map_err(|error| self.lost(error))?
                 .ok_or_else(|| unknown_game(game_id))?;
             let state =
-                GameState::of(&game, game.move_time_ms).with_connected(|name| self.is_connected_name(name));
+                GameState::of(&game, game.turn_time_ms()).with_connected(|name| self.is_connected_name(name));
             let text = ServerMessage::State { game: state }.to_json();
             if game.is_over() {
                 // Nothing more will come: not watched, and no reason to keep the connection.

@@ -45,6 +45,21 @@ CREATE TABLE IF NOT EXISTS turns (
 -- Programs (bots) say so in their hello, and stay marked.
 ALTER TABLE players ADD COLUMN bot INTEGER NOT NULL DEFAULT 0 CHECK (bot IN (0, 1));
 ",
+    "
+-- Ratings (Glicko-2), and what a game is played under: rated or not, handicap, time control and
+-- the ranks at the start (`terms`, JSON), both clocks as of the last turn (`clocks`), and a
+-- rated game's rating changes (`ratings`). Games stored before have none: unrated, per move.
+ALTER TABLE players ADD COLUMN rating REAL NOT NULL DEFAULT 1500;
+ALTER TABLE players ADD COLUMN deviation REAL NOT NULL DEFAULT 350;
+ALTER TABLE players ADD COLUMN volatility REAL NOT NULL DEFAULT 0.06;
+ALTER TABLE players ADD COLUMN rated_games INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE games ADD COLUMN terms TEXT;
+ALTER TABLE games ADD COLUMN clocks TEXT;
+ALTER TABLE games ADD COLUMN ratings TEXT;
+CREATE INDEX games_black ON games (black);
+CREATE INDEX games_white ON games (white);
+CREATE INDEX players_rating ON players (rating);
+",
 ];
 
 /// PostgreSQL keeps its version in `gokata_migrations`. Beyond SQLite's tables: a game's turn
@@ -118,6 +133,23 @@ ALTER TABLE players ADD COLUMN bot BOOLEAN NOT NULL DEFAULT false;
 ALTER TABLE seeks ADD COLUMN sizes INTEGER[],
     ADD COLUMN opponent TEXT NOT NULL DEFAULT 'human' CHECK (opponent IN ('human', 'computer', 'any')),
     ADD COLUMN bot BOOLEAN NOT NULL DEFAULT false;
+",
+    "
+-- Ratings (Glicko-2), and what a game is played under: rated or not, handicap, time control and
+-- the ranks at the start (`terms`, JSON), both clocks as of the last turn (`clocks`), and a
+-- rated game's rating changes (`ratings`). From now on `move_time_ms` is the time the player to
+-- move had when its turn began (the deadline's start). Games stored before have no terms:
+-- unrated, per move. A seek's terms hold what it asks and its player's rating; seeks without
+-- (made by an older process) are never paired.
+ALTER TABLE players ADD COLUMN rating DOUBLE PRECISION NOT NULL DEFAULT 1500,
+    ADD COLUMN deviation DOUBLE PRECISION NOT NULL DEFAULT 350,
+    ADD COLUMN volatility DOUBLE PRECISION NOT NULL DEFAULT 0.06,
+    ADD COLUMN rated_games INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE games ADD COLUMN terms TEXT, ADD COLUMN clocks TEXT, ADD COLUMN ratings TEXT;
+ALTER TABLE seeks ADD COLUMN terms TEXT;
+CREATE INDEX games_black ON games (black, created);
+CREATE INDEX games_white ON games (white, created);
+CREATE INDEX players_rating ON players (rating);
 ",
 ];
 

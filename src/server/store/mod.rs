@@ -17,12 +17,17 @@ pub use notification::{Change, Remote};
 pub use postgres::{is_postgres_address, Listener, PostgresStore};
 pub use sqlite::SqliteStore;
 
+use serde_json::{json, Value};
+
 use super::game::{EndReason, GameResult};
 use super::lobby::{Pairing, Seek};
+use super::rating::{after_rated_game, Rating};
+use super::terms::GameTerms;
+use super::time_control::Clock;
 use gokata_engine::{Color, Score};
 
 /// A registered player as stored: the token itself is never kept, only its hash.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PlayerRecord {
     pub name: String,
     pub token_hash: [u8; 32],
@@ -30,15 +35,33 @@ pub struct PlayerRecord {
     pub losses: u32,
     /// A program, marked so by its own `hello`, for good.
     pub bot: bool,
+    pub rating: Rating,
+    pub rated_games: u32,
+}
+
+impl PlayerRecord {
+    pub fn standing(&self) -> Standing {
+        Standing {
+            name: self.name.clone(),
+            wins: self.wins,
+            losses: self.losses,
+            bot: self.bot,
+            rating: self.rating,
+            rated_games: self.rated_games,
+        }
+    }
 }
 
 /// A player's public record.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Standing {
     pub name: String,
     pub wins: u32,
     pub losses: u32,
     pub bot: bool,
+    pub rating: Rating,
+    /// Rated games finished.
+    pub rated_games: u32,
 }
 
 /// A game as stored: enough to rebuild it by replaying its turns.
@@ -50,12 +73,33 @@ pub struct StoredGame {
     pub white: String,
     /// Whether black and white are programs: read from the players' accounts.
     pub bots: [bool; 2],
-    pub komi: f64,
-    pub move_time_ms: u64,
+    pub terms: GameTerms,
+    /// Each player's clock as it stood at the last stored turn, black first.
+    pub clocks: [Clock; 2],
     /// Every turn in order, kata coordinates, `None` for a pass.
     pub moves: Vec<Option<String>>,
     pub result: Option<GameResult>,
 }
+
+/// A finished game as a player's list of games shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FinishedGame {
+    pub id: String,
+    pub size: usize,
+    pub black: String,
+    pub white: String,
+    pub result: GameResult,
+    pub terms: GameTerms,
+    /// Turns played.
+    pub plies: usize,
+    /// A rated game's rating changes (`over`'s `ratings`).
+    pub ratings: Option<Value>,
+}
+
+/// How many finished games a page of a player's list holds.
+pub const GAMES_PAGE: usize = 50;
+/// How many players the leaderboard lists.
+pub const LEADERBOARD: usize = 100;
 
 /// A game as the database has it now, for a process catching up with what it did not write.
 #[derive(Clone, Debug, PartialEq)]
@@ -68,6 +112,8 @@ pub struct GameNow {
     pub remaining_ms: Option<u64>,
     /// The players' records, read with the game, once it is over.
     pub records: Option<Records>,
+    /// A rated game's rating changes, once it is over (`over`'s `ratings`).
+    pub ratings: Option<Value>,
 }
 
 /// One change; a batch of them is committed in one transaction. Turns and results are
@@ -82,9 +128,14 @@ pub enum Write {
         game: String,
         ply: usize,
         point: Option<String>,
+        /// Both clocks after the turn, black first.
+        clocks: [Clock; 2],
+        /// The time the next player has for its turn.
+        turn_ms: u64,
     },
-    /// The result, with a win for the winner and a loss for the loser: applies if the game is
-    /// still on, and for a timeout only if `plies` turns were played and the time is up.
+    /// The result, with a win for the winner and a loss for the loser (nothing for a draw), and
+    /// both ratings moved if the game is rated: applies if the game is still on, and for a
+    /// timeout only if `plies` turns were played and the time is up.
     Finish {
         game: String,
         result: GameResult,
@@ -102,21 +153,23 @@ impl Write {
 }
 
 /// What committing one [`Write`] did.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Outcome {
     Done,
-    /// A result was counted: the two players' records after it, and the turns the game had
-    /// (more than its writer knew of if another process stored a turn just before).
+    /// A result was counted: the two players' records after it, the turns the game had (more
+    /// than its writer knew of if another process stored a turn just before), and a rated
+    /// game's rating changes (`over`'s `ratings`).
     Finished {
         records: Records,
         plies: usize,
+        ratings: Option<Value>,
     },
     /// The game was not as the writer saw it (another process got there first): nothing written.
     Rejected,
 }
 
 /// Two players' records after a result.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Records {
     pub black: Standing,
     pub white: Standing,
@@ -213,6 +266,21 @@ impl Store {
         on_backend!(self, store => store.game(id))
     }
 
+    /// `name`'s finished games (the name as registered), newest first, [`GAMES_PAGE`] of them,
+    /// from just before the game `before` if given (an unknown one gives none).
+    pub async fn finished_games(
+        &mut self,
+        name: &str,
+        before: Option<&str>,
+    ) -> Result<Vec<FinishedGame>, StoreError> {
+        on_backend!(self, store => store.finished_games(name, before))
+    }
+
+    /// The [`LEADERBOARD`] highest-rated players whose rank is certain (deviation under 160).
+    pub async fn leaderboard(&mut self) -> Result<Vec<Standing>, StoreError> {
+        on_backend!(self, store => store.leaderboard())
+    }
+
     /// The ids of every game still being played.
     pub async fn live_game_ids(&mut self) -> Result<Vec<String>, StoreError> {
         on_backend!(self, store => store.live_game_ids())
@@ -284,8 +352,8 @@ pub struct PairedGame {
     pub stored: bool,
 }
 
-/// A game's result from its columns: none while it is played, and a winner always with a reason
-/// (the score only after two passes).
+/// A game's result from its columns: none while it is played; a reason once it is over, with a
+/// winner but after a draw (the score only after two passes).
 pub(crate) fn stored_result(
     id: &str,
     komi: f64,
@@ -295,18 +363,105 @@ pub(crate) fn stored_result(
     score_white: Option<u32>,
 ) -> Result<Option<GameResult>, StoreError> {
     let corrupt = |what: &str| StoreError::Corrupt(format!("game {id}: {what}"));
-    match (winner, reason) {
-        (None, None) => Ok(None),
-        (Some(winner), Some(reason)) => Ok(Some(GameResult {
-            winner: winner.parse::<Color>().map_err(|_| corrupt("winner"))?,
-            reason: EndReason::from_name(&reason).ok_or_else(|| corrupt("reason"))?,
-            score: match (score_black, score_white) {
-                (Some(black), Some(white)) => Some(Score { black, white, komi }),
-                _ => None,
-            },
-        })),
-        _ => Err(corrupt("a winner without a reason")),
+    let Some(reason) = reason else {
+        return match winner {
+            None => Ok(None),
+            Some(_) => Err(corrupt("a winner without a reason")),
+        };
+    };
+    let score = match (score_black, score_white) {
+        (Some(black), Some(white)) => Some(Score { black, white, komi }),
+        _ => None,
+    };
+    let winner = winner
+        .map(|winner| winner.parse::<Color>().map_err(|_| corrupt("winner")))
+        .transpose()?;
+    if winner.is_none() && score.is_none_or(|score| score.winner().is_some()) {
+        return Err(corrupt("no winner, and no drawn score"));
     }
+    Ok(Some(GameResult {
+        winner,
+        reason: EndReason::from_name(&reason).ok_or_else(|| corrupt("reason"))?,
+        score,
+    }))
+}
+
+/// The game's terms and clocks from its columns (`terms` and `clocks` are absent in games
+/// stored before there were time controls and ratings).
+pub(crate) fn stored_terms(
+    id: &str,
+    terms: Option<&str>,
+    clocks: Option<&str>,
+    komi: f64,
+    move_time_ms: u64,
+) -> Result<(GameTerms, [Clock; 2]), StoreError> {
+    let corrupt = |what: &str, why: String| StoreError::Corrupt(format!("game {id}: {what}: {why}"));
+    let terms = GameTerms::from_json(terms, komi, move_time_ms).map_err(|why| corrupt("terms", why))?;
+    let clocks = match clocks {
+        None => [terms.time.new_clock(); 2],
+        Some(text) => Clock::pair_from_text(text).map_err(|why| corrupt("clocks", why))?,
+    };
+    Ok((terms, clocks))
+}
+
+/// The SQL, for both stores, of [`Store::finished_games`]: `$1` the name, `$2` the game before
+/// which the page starts (or null), `$3` the page's size; `order_column` the column of the order
+/// in which games were made, `plies` the expression of a game's turn count.
+pub(crate) fn finished_games_sql(order_column: &str, plies: &str) -> String {
+    format!(
+        "SELECT g.id, g.size, g.black, g.white, g.komi, g.move_time_ms, g.winner, g.reason,
+                g.score_black, g.score_white, g.terms, g.ratings, {plies} AS plies
+         FROM games g
+         WHERE (g.black = $1 OR g.white = $1) AND g.status = 'over'
+           AND (CAST($2 AS TEXT) IS NULL
+                OR g.{order_column} < (SELECT {order_column} FROM games WHERE id = CAST($2 AS TEXT)))
+         ORDER BY g.{order_column} DESC LIMIT $3"
+    )
+}
+
+/// The SQL of [`Store::leaderboard`], for both stores.
+pub(crate) const LEADERBOARD_SQL: &str = "SELECT name, wins, losses, bot, rating, deviation, volatility,
+    rated_games FROM players WHERE deviation < 160 AND rated_games > 0 ORDER BY rating DESC, name LIMIT 100";
+
+/// The time the first player of a new game has for its first turn.
+pub(crate) fn turn_time_ms(game: &StoredGame) -> u64 {
+    let first = usize::from(game.terms.handicap > 0);
+    game.terms.time.time_left(&game.clocks[first])
+}
+
+/// The players' records after a result, counted once in both stores: a win and a loss (nothing
+/// for a draw) and, for a rated game, both ratings moved and `over`'s `ratings`.
+pub(crate) fn settle(
+    result: &GameResult,
+    terms: &GameTerms,
+    size: usize,
+    mut black: Standing,
+    mut white: Standing,
+) -> (Records, Option<Value>) {
+    match result.winner {
+        Some(Color::Black) => (black.wins, white.losses) = (black.wins + 1, white.losses + 1),
+        Some(Color::White) => (white.wins, black.losses) = (white.wins + 1, black.losses + 1),
+        None => {}
+    }
+    let ratings = terms.rated.then(|| {
+        let before = [black.rating, white.rating];
+        let after = match result.winner {
+            Some(winner) => after_rated_game(before[0], before[1], winner == Color::Black, terms.handicap, size),
+            None => [
+                before[0].after_game(before[1], 0.5),
+                before[1].after_game(before[0], 0.5),
+            ],
+        };
+        black.rating = after[0];
+        white.rating = after[1];
+        black.rated_games += 1;
+        white.rated_games += 1;
+        let change = |color: usize| {
+            json!({"before": before[color].rating, "after": after[color].rating, "rank": after[color].rank_label()})
+        };
+        json!({"black": change(0), "white": change(1)})
+    });
+    (Records { black, white }, ratings)
 }
 
 /// The server's own words where it sent some ("db error" alone says nothing); else the error

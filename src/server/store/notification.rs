@@ -2,7 +2,8 @@
 //! stored, whole (a turn is a few bytes, and every other process would otherwise read it back),
 //! and the games that changed otherwise (a new game, a result), which the others read.
 //!
-//! A payload is `INSTANCE ENTRY ENTRY ...`: `t:GAME:PLY:POINT` a stored turn (`-` for a pass),
+//! A payload is `INSTANCE ENTRY ENTRY ...`: `t:GAME:PLY:POINT:CLOCKS` a stored turn (`-` for a
+//! pass; CLOCKS both players' after it, `MAIN.PERIODS.PERIOD_MS.STONES,...` black first),
 //! `g:GAME` a game to read, `p:NAME:1` and `p:NAME:0` a player's first connection to the sender
 //! and its last one gone, `p?` a process asking every other to tell who is connected to it. A commit's entries are split over as many payloads as PostgreSQL's
 //! limit of 8,000 bytes needs, all sent in the same transaction (which takes the cluster-wide
@@ -18,6 +19,8 @@ pub enum Change {
         game: String,
         ply: usize,
         point: Option<String>,
+        /// Both clocks after the turn, black first (absent from older processes' entries).
+        clocks: Option<[Clock; 2]>,
     },
     /// Read this game from the database.
     Game(String),
@@ -50,8 +53,21 @@ pub fn payloads(instance: &str, changes: &[Change]) -> Vec<String> {
     let mut payload = instance.to_string();
     for change in changes {
         let entry = match change {
-            Change::Turn { game, ply, point } => {
-                format!("t:{game}:{ply}:{}", point.as_deref().unwrap_or("-"))
+            Change::Turn {
+                game,
+                ply,
+                point,
+                clocks,
+            } => {
+                let point = point.as_deref().unwrap_or("-");
+                match clocks {
+                    Some(clocks) => {
+                        let [black, white] = clocks
+                            .map(|c| format!("{}.{}.{}.{}", c.main_ms, c.periods, c.period_ms, c.stones));
+                        format!("t:{game}:{ply}:{point}:{black},{white}")
+                    }
+                    None => format!("t:{game}:{ply}:{point}"),
+                }
             }
             Change::Game(game) => format!("g:{game}"),
             Change::Presence { player, here } => format!("p:{player}:{}", u8::from(*here)),
@@ -110,6 +126,13 @@ fn parse_entry(word: &str) -> Option<Change> {
     }
     let mut parts = word.strip_prefix("t:")?.split(':');
     let (game, ply, point) = (parts.next()?, parts.next()?, parts.next()?);
+    let clocks = match parts.next() {
+        None => None,
+        Some(clocks) => {
+            let (black, white) = clocks.split_once(',')?;
+            Some([parse_clock(black)?, parse_clock(white)?])
+        }
+    };
     if parts.next().is_some() {
         return None;
     }
@@ -117,8 +140,22 @@ fn parse_entry(word: &str) -> Option<Change> {
         game: game.to_string(),
         ply: ply.parse().ok()?,
         point: (point != "-").then(|| point.to_string()),
+        clocks,
     })
 }
+
+fn parse_clock(text: &str) -> Option<Clock> {
+    let mut numbers = text.split('.');
+    let clock = Clock {
+        main_ms: numbers.next()?.parse().ok()?,
+        periods: numbers.next()?.parse().ok()?,
+        period_ms: numbers.next()?.parse().ok()?,
+        stones: numbers.next()?.parse().ok()?,
+    };
+    numbers.next().is_none().then_some(clock)
+}
+
+use crate::time_control::Clock;
 
 #[cfg(test)]
 mod tests {
@@ -129,12 +166,33 @@ mod tests {
             game: game.into(),
             ply,
             point: point.map(String::from),
+            clocks: None,
         }
     }
 
     #[test]
     fn changes_read_back_as_they_were_told() {
+        let clocked = Change::Turn {
+            game: "g3".into(),
+            ply: 4,
+            point: None,
+            clocks: Some([
+                Clock {
+                    main_ms: 0,
+                    periods: 3,
+                    period_ms: 30_000,
+                    stones: 0,
+                },
+                Clock {
+                    main_ms: 12,
+                    periods: 0,
+                    period_ms: 0,
+                    stones: 0,
+                },
+            ]),
+        };
         let changes = vec![
+            clocked,
             turn("g1", 0, Some("5E")),
             turn("g1", 1, None),
             Change::Game("g1".into()),
@@ -152,7 +210,10 @@ mod tests {
         let sent = payloads("me", &changes);
         assert_eq!(
             sent,
-            vec!["me t:g1:0:5E t:g1:1:- g:g1 t:g2:17:19T p:bob_2-x:0 p? p:Al:1".to_string()]
+            vec![
+                "me t:g3:4:-:0.3.30000.0,12.0.0.0 t:g1:0:5E t:g1:1:- g:g1 t:g2:17:19T p:bob_2-x:0 p? p:Al:1"
+                    .to_string()
+            ]
         );
         let from = "me".to_string();
         assert_eq!(parse(&sent[0]), ("me", Remote::Changes { from, changes }));

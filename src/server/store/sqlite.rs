@@ -9,12 +9,16 @@ use std::time::Duration;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::migrations;
+use serde_json::Value;
+
 use super::{
-    stored_result, GameNow, Outcome, PairedGame, PlayerRecord, Records, Standing, StoreError, StoredGame,
-    Write,
+    finished_games_sql, settle, stored_result, stored_terms, turn_time_ms, FinishedGame, GameNow, Outcome,
+    PairedGame, PlayerRecord, Records, Standing, StoreError, StoredGame, Write, GAMES_PAGE, LEADERBOARD_SQL,
 };
 use crate::auth;
 use crate::lobby::{Lobby, Pairing, Seek};
+use crate::rating::Rating;
+use crate::time_control::Clock;
 use gokata_engine::Color;
 
 /// How often the log is copied into the database.
@@ -85,66 +89,76 @@ impl SqliteStore {
 
     fn standing(connection: &Connection, name: &str) -> Result<Standing, StoreError> {
         Ok(connection.query_row(
-            "SELECT name, wins, losses, bot FROM players WHERE name = ?1",
+            &format!("SELECT {STANDING} FROM players WHERE name = ?1"),
             [name],
-            |row| {
-                Ok(Standing {
-                    name: row.get(0)?,
-                    wins: row.get(1)?,
-                    losses: row.get(2)?,
-                    bot: row.get(3)?,
-                })
-            },
+            standing_of,
         )?)
     }
 
+    fn write_standing(connection: &Connection, standing: &Standing) -> Result<(), StoreError> {
+        connection
+            .prepare_cached(
+                "UPDATE players SET wins = ?2, losses = ?3, rating = ?4, deviation = ?5,
+                 volatility = ?6, rated_games = ?7 WHERE name = ?1",
+            )?
+            .execute(params![
+                standing.name,
+                standing.wins,
+                standing.losses,
+                standing.rating.rating,
+                standing.rating.deviation,
+                standing.rating.volatility,
+                standing.rated_games
+            ])?;
+        Ok(())
+    }
+
     fn load_game(&self, id: &str) -> Result<Option<StoredGame>, StoreError> {
-        let row = self
-            .connection
+        Self::load_in(&self.connection, id)
+    }
+
+    fn load_in(connection: &Connection, id: &str) -> Result<Option<StoredGame>, StoreError> {
+        let row = connection
             .query_row(
                 "SELECT g.id, g.size, g.black, g.white, g.komi, g.move_time_ms, g.winner, g.reason,
-                        g.score_black, g.score_white, b.bot, w.bot
+                        g.score_black, g.score_white, b.bot, w.bot, g.terms, g.clocks
                  FROM games g JOIN players b ON b.name = g.black JOIN players w ON w.name = g.white
                  WHERE g.id = ?1",
                 [id],
                 |row| {
-                    Ok((
-                        row.get::<_, String>(0)?,
-                        row.get::<_, i64>(1)?,
-                        row.get::<_, String>(2)?,
-                        row.get::<_, String>(3)?,
-                        row.get::<_, f64>(4)?,
-                        row.get::<_, i64>(5)?,
-                        row.get::<_, Option<String>>(6)?,
-                        row.get::<_, Option<String>>(7)?,
-                        row.get::<_, Option<u32>>(8)?,
-                        row.get::<_, Option<u32>>(9)?,
-                        [row.get::<_, bool>(10)?, row.get::<_, bool>(11)?],
-                    ))
+                    Ok(GameRow {
+                        id: row.get("id")?,
+                        size: row.get("size")?,
+                        black: row.get("black")?,
+                        white: row.get("white")?,
+                        komi: row.get("komi")?,
+                        move_time_ms: row.get("move_time_ms")?,
+                        winner: row.get("winner")?,
+                        reason: row.get("reason")?,
+                        score: (row.get("score_black")?, row.get("score_white")?),
+                        bots: [row.get(10)?, row.get(11)?],
+                        terms: row.get("terms")?,
+                        clocks: row.get("clocks")?,
+                    })
                 },
             )
             .optional()?;
-        let Some((
-            id,
-            size,
-            black,
-            white,
-            komi,
-            move_time_ms,
-            winner,
-            reason,
-            score_black,
-            score_white,
-            bots,
-        )) = row
-        else {
+        let Some(row) = row else {
             return Ok(None);
         };
+        let id = row.id;
         let corrupt = |what: &str| StoreError::Corrupt(format!("game {id}: {what}"));
-        let result = stored_result(&id, komi, winner, reason, score_black, score_white)?;
-        let mut statement = self
-            .connection
-            .prepare_cached("SELECT ply, point FROM turns WHERE game = ?1 ORDER BY ply")?;
+        let result = stored_result(&id, row.komi, row.winner, row.reason, row.score.0, row.score.1)?;
+        let move_time_ms = u64::try_from(row.move_time_ms).map_err(|_| corrupt("move time"))?;
+        let (terms, clocks) = stored_terms(
+            &id,
+            row.terms.as_deref(),
+            row.clocks.as_deref(),
+            row.komi,
+            move_time_ms,
+        )?;
+        let mut statement =
+            connection.prepare_cached("SELECT ply, point FROM turns WHERE game = ?1 ORDER BY ply")?;
         let mut moves = Vec::new();
         for row in statement.query_map([&id], |row| {
             Ok((row.get::<_, i64>(0)?, row.get::<_, Option<String>>(1)?))
@@ -156,17 +170,61 @@ impl SqliteStore {
             moves.push(point);
         }
         Ok(Some(StoredGame {
-            size: usize::try_from(size).map_err(|_| corrupt("size"))?,
-            move_time_ms: u64::try_from(move_time_ms).map_err(|_| corrupt("move time"))?,
+            size: usize::try_from(row.size).map_err(|_| corrupt("size"))?,
             id,
-            black,
-            white,
-            bots,
-            komi,
+            black: row.black,
+            white: row.white,
+            bots: row.bots,
+            terms,
+            clocks,
             moves,
             result,
         }))
     }
+
+    fn ratings_of(&self, id: &str) -> Result<Option<Value>, StoreError> {
+        let text: Option<String> =
+            self.connection
+                .query_row("SELECT ratings FROM games WHERE id = ?1", [id], |row| row.get(0))?;
+        text.map(|text| {
+            serde_json::from_str(&text).map_err(|_| StoreError::Corrupt(format!("game {id}: ratings")))
+        })
+        .transpose()
+    }
+}
+
+/// The columns of a player's public record, in the order [`standing_of`] reads them.
+const STANDING: &str = "name, wins, losses, bot, rating, deviation, volatility, rated_games";
+
+fn standing_of(row: &rusqlite::Row) -> rusqlite::Result<Standing> {
+    Ok(Standing {
+        name: row.get("name")?,
+        wins: row.get("wins")?,
+        losses: row.get("losses")?,
+        bot: row.get("bot")?,
+        rating: Rating {
+            rating: row.get("rating")?,
+            deviation: row.get("deviation")?,
+            volatility: row.get("volatility")?,
+        },
+        rated_games: row.get("rated_games")?,
+    })
+}
+
+/// A `games` row as read, before it is checked.
+struct GameRow {
+    id: String,
+    size: i64,
+    black: String,
+    white: String,
+    komi: f64,
+    move_time_ms: i64,
+    winner: Option<String>,
+    reason: Option<String>,
+    score: (Option<u32>, Option<u32>),
+    bots: [bool; 2],
+    terms: Option<String>,
+    clocks: Option<String>,
 }
 
 impl SqliteStore {
@@ -174,29 +232,23 @@ impl SqliteStore {
         let row = self
             .connection
             .query_row(
-                "SELECT name, token_hash, wins, losses, bot FROM players WHERE name = ?1",
+                &format!("SELECT token_hash, {STANDING} FROM players WHERE name = ?1"),
                 [name],
-                |row| {
-                    Ok((
-                        row.get::<_, String>(0)?,
-                        row.get::<_, Vec<u8>>(1)?,
-                        row.get(2)?,
-                        row.get(3)?,
-                        row.get(4)?,
-                    ))
-                },
+                |row| Ok((row.get::<_, Vec<u8>>(0)?, standing_of(row)?)),
             )
             .optional()?;
-        row.map(|(name, hash, wins, losses, bot)| {
+        row.map(|(hash, standing)| {
             let token_hash = hash
                 .try_into()
-                .map_err(|_| StoreError::Corrupt(format!("player {name}: token hash")))?;
+                .map_err(|_| StoreError::Corrupt(format!("player {}: token hash", standing.name)))?;
             Ok(PlayerRecord {
-                name,
+                name: standing.name,
                 token_hash,
-                wins,
-                losses,
-                bot,
+                wins: standing.wins,
+                losses: standing.losses,
+                bot: standing.bot,
+                rating: standing.rating,
+                rated_games: standing.rated_games,
             })
         })
         .transpose()
@@ -224,6 +276,70 @@ impl SqliteStore {
         self.load_game(id)
     }
 
+    pub fn finished_games(
+        &mut self,
+        name: &str,
+        before: Option<&str>,
+    ) -> Result<Vec<FinishedGame>, StoreError> {
+        let sql = finished_games_sql("rowid", "(SELECT count(*) FROM turns t WHERE t.game = g.id)");
+        let mut statement = self.connection.prepare_cached(&sql)?;
+        let rows = statement.query_map(params![name, before, GAMES_PAGE as i64], |row| {
+            Ok((
+                GameRow {
+                    id: row.get("id")?,
+                    size: row.get("size")?,
+                    black: row.get("black")?,
+                    white: row.get("white")?,
+                    komi: row.get("komi")?,
+                    move_time_ms: row.get("move_time_ms")?,
+                    winner: row.get("winner")?,
+                    reason: row.get("reason")?,
+                    score: (row.get("score_black")?, row.get("score_white")?),
+                    bots: [false; 2],
+                    terms: row.get("terms")?,
+                    clocks: None,
+                },
+                row.get::<_, Option<String>>("ratings")?,
+                row.get::<_, i64>("plies")?,
+            ))
+        })?;
+        let mut games = Vec::new();
+        for row in rows {
+            let (row, ratings, plies) = row?;
+            let corrupt = |what: &str| StoreError::Corrupt(format!("game {}: {what}", row.id));
+            let result = stored_result(
+                &row.id,
+                row.komi,
+                row.winner,
+                row.reason,
+                row.score.0,
+                row.score.1,
+            )?
+            .ok_or_else(|| corrupt("over without a result"))?;
+            let move_time_ms = u64::try_from(row.move_time_ms).map_err(|_| corrupt("move time"))?;
+            let (terms, _) = stored_terms(&row.id, row.terms.as_deref(), None, row.komi, move_time_ms)?;
+            games.push(FinishedGame {
+                size: usize::try_from(row.size).map_err(|_| corrupt("size"))?,
+                black: row.black,
+                white: row.white,
+                result,
+                terms,
+                plies: usize::try_from(plies).unwrap_or(0),
+                ratings: ratings
+                    .map(|text| serde_json::from_str(&text).map_err(|_| corrupt("ratings")))
+                    .transpose()?,
+                id: row.id,
+            });
+        }
+        Ok(games)
+    }
+
+    pub fn leaderboard(&mut self) -> Result<Vec<Standing>, StoreError> {
+        let mut statement = self.connection.prepare_cached(LEADERBOARD_SQL)?;
+        let rows = statement.query_map([], standing_of)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     pub fn live_game_ids(&mut self) -> Result<Vec<String>, StoreError> {
         Ok(self
             .connection
@@ -245,11 +361,16 @@ impl SqliteStore {
                     }),
                     None => None,
                 };
+                let ratings = match game.result {
+                    Some(_) => self.ratings_of(id)?,
+                    None => None,
+                };
                 now.push(GameNow {
                     game,
                     first_ply: *first_ply,
                     remaining_ms: None,
                     records,
+                    ratings,
                 });
             }
         }
@@ -285,22 +406,32 @@ impl SqliteStore {
             outcomes.push(match write {
                 Write::NewGame(game) => {
                     tx.prepare_cached(
-                        "INSERT INTO games (id, size, black, white, komi, move_time_ms, status)
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'playing')",
+                        "INSERT INTO games (id, size, black, white, komi, move_time_ms, status, terms, clocks)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'playing', ?7, ?8)",
                     )?
                     .execute(params![
                         game.id,
                         game.size as i64,
                         game.black,
                         game.white,
-                        game.komi,
-                        game.move_time_ms as i64
+                        game.terms.komi,
+                        turn_time_ms(game) as i64,
+                        game.terms.to_json(),
+                        Clock::pair_to_text(&game.clocks),
                     ])?;
                     Outcome::Done
                 }
-                Write::Turn { game, ply, point } => {
+                Write::Turn {
+                    game,
+                    ply,
+                    point,
+                    clocks,
+                    turn_ms,
+                } => {
                     tx.prepare_cached("INSERT INTO turns (game, ply, point) VALUES (?1, ?2, ?3)")?
                         .execute(params![game, *ply as i64, point])?;
+                    tx.prepare_cached("UPDATE games SET clocks = ?2, move_time_ms = ?3 WHERE id = ?1")?
+                        .execute(params![game, Clock::pair_to_text(clocks), *turn_ms as i64])?;
                     Outcome::Done
                 }
                 Write::Finish { game, result, .. } => {
@@ -316,7 +447,7 @@ impl SqliteStore {
                         )?
                         .execute(params![
                             game,
-                            result.winner.name(),
+                            result.winner.map(Color::name),
                             result.reason.name(),
                             score_black,
                             score_white
@@ -328,24 +459,25 @@ impl SqliteStore {
                             tx.query_row("SELECT count(*) FROM turns WHERE game = ?1", [game], |row| {
                                 row.get(0)
                             })?;
-                        let (black, white): (String, String) =
-                            tx.query_row("SELECT black, white FROM games WHERE id = ?1", [game], |row| {
-                                Ok((row.get(0)?, row.get(1)?))
-                            })?;
-                        let (winner, loser) = match result.winner {
-                            Color::Black => (&black, &white),
-                            Color::White => (&white, &black),
-                        };
-                        tx.prepare_cached("UPDATE players SET wins = wins + 1 WHERE name = ?1")?
-                            .execute([winner])?;
-                        tx.prepare_cached("UPDATE players SET losses = losses + 1 WHERE name = ?1")?
-                            .execute([loser])?;
+                        let stored = Self::load_in(&tx, game)?
+                            .ok_or_else(|| StoreError::Corrupt(format!("game {game} vanished")))?;
+                        let (records, ratings) = settle(
+                            result,
+                            &stored.terms,
+                            stored.size,
+                            Self::standing(&tx, &stored.black)?,
+                            Self::standing(&tx, &stored.white)?,
+                        );
+                        Self::write_standing(&tx, &records.black)?;
+                        Self::write_standing(&tx, &records.white)?;
+                        if let Some(ratings) = &ratings {
+                            tx.prepare_cached("UPDATE games SET ratings = ?2 WHERE id = ?1")?
+                                .execute(params![game, ratings.to_string()])?;
+                        }
                         Outcome::Finished {
-                            records: Records {
-                                black: Self::standing(&tx, &black)?,
-                                white: Self::standing(&tx, &white)?,
-                            },
+                            records,
                             plies: usize::try_from(plies).unwrap_or(0),
+                            ratings,
                         }
                     }
                 }
@@ -360,6 +492,10 @@ impl SqliteStore {
 mod tests {
     use super::*;
     use crate::game::{EndReason, GameResult};
+    use crate::terms::GameTerms;
+    use crate::time_control::TimeControl;
+
+    const TIME: TimeControl = TimeControl::PerMove { move_ms: 300_000 };
 
     fn store() -> (SqliteStore, std::path::PathBuf) {
         let path = std::env::temp_dir().join(format!(
@@ -378,8 +514,8 @@ mod tests {
             black: "Alice".into(),
             white: "bob".into(),
             bots: [false, true],
-            komi: 0.5,
-            move_time_ms: 300_000,
+            terms: GameTerms::plain(TIME),
+            clocks: [TIME.new_clock(); 2],
             moves: vec![],
             result: None,
         }
@@ -410,6 +546,8 @@ mod tests {
             game: "g1".into(),
             ply,
             point: point.map(String::from),
+            clocks: [TIME.new_clock(); 2],
+            turn_ms: 300_000,
         };
         store
             .commit(&[Write::NewGame(new_game("g1")), turn(0, Some("5E")), turn(1, None)])
@@ -424,14 +562,19 @@ mod tests {
         let finish = Write::Finish {
             game: "g1".into(),
             result: GameResult {
-                winner: Color::White,
+                winner: Some(Color::White),
                 reason: EndReason::Timeout,
                 score: None,
             },
             plies: 2,
         };
         let outcomes = store.commit(&[finish.clone(), finish]).unwrap();
-        let Outcome::Finished { records, plies } = &outcomes[0] else {
+        let Outcome::Finished {
+            records,
+            plies,
+            ratings: None,
+        } = &outcomes[0]
+        else {
             panic!("{outcomes:?}");
         };
         assert_eq!(*plies, 2);
@@ -456,6 +599,8 @@ mod tests {
             game: "g1".into(),
             ply: 0,
             point: None,
+            clocks: [TIME.new_clock(); 2],
+            turn_ms: 300_000,
         };
         assert!(store
             .commit(&[Write::NewGame(new_game("g1")), duplicate.clone(), duplicate])

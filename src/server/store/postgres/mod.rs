@@ -30,9 +30,12 @@ use tokio_postgres::{Client, Config};
 
 use super::migrations;
 use super::notification::{self, Change};
-use super::{GameNow, Outcome, PairedGame, PlayerRecord, StoreError, StoredGame, Write};
+use super::{
+    finished_games_sql, FinishedGame, GameNow, Outcome, PairedGame, PlayerRecord, Standing, StoreError,
+    StoredGame, Write, GAMES_PAGE, LEADERBOARD_SQL,
+};
 use crate::auth;
-use crate::lobby::{pair, Pairing, Seek};
+use crate::lobby::{fits, pair, Pairing, Seek};
 
 mod connection;
 mod listener;
@@ -43,9 +46,9 @@ mod writes;
 use connection::connect;
 pub use connection::{is_postgres_address, parse_address};
 pub use listener::Listener;
-use rows::{count, game_now, is_retryable, seek_of};
+use rows::{finished_game, game_now, is_retryable, seek_of, standing_of, GAME_NOW, STANDING};
 use statements::{prepare, Statements};
-use writes::{apply, changes, commit_round, notify, roll_back, rounds};
+use writes::{apply, changes, commit_round, notify, roll_back, rounds, settle_results};
 
 /// The channel every process listens on.
 const CHANNEL: &str = "gokata";
@@ -154,22 +157,24 @@ impl PostgresStore {
         let row = self
             .client
             .query_opt(
-                "SELECT name, token_hash, wins, losses, bot FROM players WHERE lower(name) = lower($1)",
+                &format!("SELECT token_hash, {STANDING} FROM players WHERE lower(name) = lower($1)"),
                 &[&name],
             )
             .await?;
         row.map(|row| {
-            let name: String = row.get(0);
+            let standing = standing_of(&row, "")?;
             let token_hash = row
-                .get::<_, Vec<u8>>(1)
+                .try_get::<_, Vec<u8>>("token_hash")?
                 .try_into()
-                .map_err(|_| StoreError::Corrupt(format!("player {name}: token hash")))?;
+                .map_err(|_| StoreError::Corrupt(format!("player {}: token hash", standing.name)))?;
             Ok(PlayerRecord {
                 token_hash,
-                wins: count(&row, 2)?,
-                losses: count(&row, 3)?,
-                bot: row.get(4),
-                name,
+                name: standing.name,
+                wins: standing.wins,
+                losses: standing.losses,
+                bot: standing.bot,
+                rating: standing.rating,
+                rated_games: standing.rated_games,
             })
         })
         .transpose()
@@ -204,8 +209,8 @@ impl PostgresStore {
             .client
             .query(
                 &format!(
-                    "SELECT id, player, color, coalesce(sizes, ARRAY[size]), opponent, bot FROM seeks
-                     WHERE instance IN (
+                    "SELECT id, player, color, coalesce(sizes, ARRAY[size]) AS sizes, opponent, bot, terms
+                     FROM seeks WHERE terms IS NOT NULL AND instance IN (
                          SELECT id FROM instances WHERE seen >= clock_timestamp() - interval '{ALIVE_WITHIN}')
                      ORDER BY id"
                 ),
@@ -220,6 +225,27 @@ impl PostgresStore {
     pub async fn game(&mut self, id: &str) -> Result<Option<StoredGame>, StoreError> {
         let now = self.games_now(&[(id.to_string(), 0)]).await?;
         Ok(now.into_iter().next().map(|now| now.game))
+    }
+
+    pub async fn finished_games(
+        &mut self,
+        name: &str,
+        before: Option<&str>,
+    ) -> Result<Vec<FinishedGame>, StoreError> {
+        let limit = GAMES_PAGE as i64;
+        let rows = self
+            .client
+            .query(
+                &finished_games_sql("created", "g.plies"),
+                &[&name, &before, &limit],
+            )
+            .await?;
+        rows.iter().map(finished_game).collect()
+    }
+
+    pub async fn leaderboard(&mut self) -> Result<Vec<Standing>, StoreError> {
+        let rows = self.client.query(LEADERBOARD_SQL, &[]).await?;
+        rows.iter().map(|row| standing_of(row, "")).collect()
     }
 
     pub async fn live_game_ids(&mut self) -> Result<Vec<String>, StoreError> {
@@ -248,16 +274,15 @@ impl PostgresStore {
         let rows = self
             .client
             .query(
-                "SELECT g.id, g.size, g.black, g.white, g.komi, g.move_time_ms, g.winner, g.reason,
-                        g.score_black, g.score_white, k.first,
-                        greatest(0, ceil(extract(epoch FROM g.deadline - clock_timestamp()) * 1000))::int8,
-                        t.ply, t.point, b.wins, b.losses, w.wins, w.losses, b.bot, w.bot
+                &format!(
+                    "SELECT {GAME_NOW}, t.ply, t.point
                  FROM unnest($1::text[], $2::int4[]) AS k(id, first)
                  JOIN games g ON g.id = k.id
                  JOIN players b ON b.name = g.black
                  JOIN players w ON w.name = g.white
                  LEFT JOIN turns t ON t.game = g.id AND t.ply >= k.first
-                 ORDER BY g.id, t.ply",
+                 ORDER BY g.id, t.ply"
+                ),
                 &[&ids, &firsts],
             )
             .await?;
@@ -268,11 +293,11 @@ impl PostgresStore {
                 now.push(game_now(&row)?);
             }
             let current = now.last_mut().expect("pushed above");
-            if let Some(ply) = row.get::<_, Option<i32>>(12) {
+            if let Some(ply) = row.try_get::<_, Option<i32>>("ply")? {
                 if usize::try_from(ply).ok() != Some(current.first_ply + current.game.moves.len()) {
                     return Err(StoreError::Corrupt(format!("game {id}: turns out of sequence")));
                 }
-                current.game.moves.push(row.get(13));
+                current.game.moves.push(row.try_get("point")?);
             }
         }
         Ok(now)
@@ -329,6 +354,15 @@ impl PostgresStore {
             Ok(())
         });
         if let Err(error) = applied {
+            return Err(roll_back(client, error).await);
+        }
+        let mut chained = vec![false; writes.len()];
+        for (round, indices) in rounds.iter().enumerate() {
+            for &index in indices {
+                chained[index] = round > 0;
+            }
+        }
+        if let Err(error) = settle_results(client, &self.statements, writes, &chained, &mut outcomes).await {
             return Err(roll_back(client, error).await);
         }
         let payloads = notification::payloads(&self.instance, &changes(writes, &outcomes));
@@ -399,10 +433,7 @@ impl PostgresStore {
             client.query(&statements.lock_sizes, &[&sizes]),
             client.execute(&statements.withdraw_seek, &[&seek.name]),
             client.execute(&statements.withdraw_dead_seeks, &[&sizes]),
-            client.query_opt(
-                &statements.oldest_fitting_seek,
-                &[&sizes, &color, &opponent, &seek.bot],
-            ),
+            client.query(&statements.seeks_of_sizes, &[&sizes]),
         )
         .await;
         let read = || -> Result<Option<(i64, Seek)>, StoreError> {
@@ -410,7 +441,13 @@ impl PostgresStore {
             locked?;
             own_withdrawn?;
             dead_withdrawn?;
-            waiting?.as_ref().map(seek_of).transpose()
+            for row in waiting? {
+                let (id, waiting) = seek_of(&row)?;
+                if fits(&waiting, &seek) {
+                    return Ok(Some((id, waiting)));
+                }
+            }
+            Ok(None)
         };
         let waiting_seek = match read() {
             Ok(waiting_seek) => waiting_seek,
@@ -428,6 +465,7 @@ impl PostgresStore {
                         &opponent,
                         &seek.bot,
                         &self.instance,
+                        &seek.terms_to_text(),
                     ],
                 ),
                 client.batch_execute("COMMIT"),

@@ -5,78 +5,155 @@ use tokio_postgres::Row;
 
 use crate::lobby::Seek;
 use crate::protocol::{Opponent, SeekColor};
-use crate::store::{stored_result, GameNow, Records, Standing, StoreError, StoredGame};
+use crate::rating::Rating;
+use crate::store::{
+    stored_result, stored_terms, FinishedGame, GameNow, Records, Standing, StoreError, StoredGame,
+};
 
-/// A seek and its id from a row of `id, player, color, sizes, opponent, bot`.
+/// The columns of a player's public record, as [`standing_of`] reads them.
+pub(super) const STANDING: &str = "name, wins, losses, bot, rating, deviation, volatility, rated_games";
+
+/// A player's public record from a row with the [`STANDING`] columns, each name prefixed with
+/// `prefix` (`""`, or `"black_"` where a row holds two players).
+pub(super) fn standing_of(row: &Row, prefix: &str) -> Result<Standing, StoreError> {
+    let column = |name: &str| format!("{prefix}{name}");
+    Ok(Standing {
+        name: row.try_get(column("name").as_str())?,
+        wins: count(row, &column("wins"))?,
+        losses: count(row, &column("losses"))?,
+        bot: row.try_get(column("bot").as_str())?,
+        rating: Rating {
+            rating: row.try_get(column("rating").as_str())?,
+            deviation: row.try_get(column("deviation").as_str())?,
+            volatility: row.try_get(column("volatility").as_str())?,
+        },
+        rated_games: count(row, &column("rated_games"))?,
+    })
+}
+
+/// A seek and its id from a row of `id, player, color, sizes, opponent, bot, terms`.
 pub(super) fn seek_of(row: &Row) -> Result<(i64, Seek), StoreError> {
-    let name: String = row.get(1);
+    let name: String = row.try_get("player")?;
     let corrupt = |what: String| StoreError::Corrupt(format!("the seek of {name}: {what}"));
-    let color: String = row.get(2);
-    let opponent: String = row.get(4);
+    let color: String = row.try_get("color")?;
+    let opponent: String = row.try_get("opponent")?;
     let sizes = row
-        .get::<_, Vec<i32>>(3)
+        .try_get::<_, Vec<i32>>("sizes")?
         .into_iter()
         .map(|size| usize::try_from(size).map_err(|_| corrupt(format!("size {size}"))))
         .collect::<Result<Vec<usize>, StoreError>>()?;
     if sizes.is_empty() {
         return Err(corrupt("no size".into()));
     }
+    let terms: String = row.try_get("terms")?;
+    let (terms, rating) = Seek::terms_from_text(&terms).map_err(corrupt)?;
     let seek = Seek {
         color: SeekColor::from_name(&color).ok_or_else(|| corrupt(format!("colour {color:?}")))?,
         opponent: Opponent::from_name(&opponent).ok_or_else(|| corrupt(format!("opponent {opponent:?}")))?,
-        bot: row.get(5),
+        bot: row.try_get("bot")?,
         sizes,
+        terms,
+        rating,
         name,
     };
-    Ok((row.get(0), seek))
+    Ok((row.try_get("id")?, seek))
 }
 
+/// A game as it is now, from a row of [`GAME_NOW`]'s columns (its turns are read apart).
 pub(super) fn game_now(row: &Row) -> Result<GameNow, StoreError> {
-    let id: String = row.get(0);
+    let id: String = row.try_get("id")?;
     let corrupt = |what: &str| StoreError::Corrupt(format!("game {id}: {what}"));
-    let komi: f64 = row.get(4);
+    let komi: f64 = row.try_get("komi")?;
+    let number = |name: &str| {
+        row.try_get::<_, Option<i32>>(name)
+            .map(|n| n.and_then(|n| u32::try_from(n).ok()))
+    };
     let result = stored_result(
         &id,
         komi,
-        row.get(6),
-        row.get(7),
-        row.get::<_, Option<i32>>(8).and_then(|n| u32::try_from(n).ok()),
-        row.get::<_, Option<i32>>(9).and_then(|n| u32::try_from(n).ok()),
+        row.try_get("winner")?,
+        row.try_get("reason")?,
+        number("score_black")?,
+        number("score_white")?,
     )?;
-    let (black, white): (String, String) = (row.get(2), row.get(3));
-    let bots: [bool; 2] = [row.get(18), row.get(19)];
-    let records = match result {
-        Some(_) => Some(Records {
-            black: Standing {
-                wins: count(row, 14)?,
-                losses: count(row, 15)?,
-                name: black.clone(),
-                bot: bots[0],
-            },
-            white: Standing {
-                wins: count(row, 16)?,
-                losses: count(row, 17)?,
-                name: white.clone(),
-                bot: bots[1],
-            },
-        }),
+    let move_time_ms =
+        u64::try_from(row.try_get::<_, i64>("move_time_ms")?).map_err(|_| corrupt("move time"))?;
+    let terms: Option<String> = row.try_get("terms")?;
+    let clocks: Option<String> = row.try_get("clocks")?;
+    let (terms, clocks) = stored_terms(&id, terms.as_deref(), clocks.as_deref(), komi, move_time_ms)?;
+    let black = standing_of(row, "black_")?;
+    let white = standing_of(row, "white_")?;
+    let bots = [black.bot, white.bot];
+    let ratings = match row.try_get::<_, Option<String>>("ratings")? {
+        Some(text) => Some(serde_json::from_str(&text).map_err(|_| corrupt("ratings"))?),
         None => None,
     };
     Ok(GameNow {
-        first_ply: usize::try_from(row.get::<_, i32>(10)).map_err(|_| corrupt("ply"))?,
-        remaining_ms: Some(u64::try_from(row.get::<_, i64>(11)).unwrap_or(0)),
-        records,
+        first_ply: usize::try_from(row.try_get::<_, i32>("first")?).map_err(|_| corrupt("ply"))?,
+        remaining_ms: Some(u64::try_from(row.try_get::<_, i64>("remaining_ms")?).unwrap_or(0)),
         game: StoredGame {
-            size: usize::try_from(row.get::<_, i32>(1)).map_err(|_| corrupt("size"))?,
-            black,
-            white,
+            size: usize::try_from(row.try_get::<_, i32>("size")?).map_err(|_| corrupt("size"))?,
+            black: black.name.clone(),
+            white: white.name.clone(),
             bots,
-            komi,
-            move_time_ms: u64::try_from(row.get::<_, i64>(5)).map_err(|_| corrupt("move time"))?,
+            terms,
+            clocks,
             moves: Vec::new(),
             result,
             id,
         },
+        records: result.map(|_| Records { black, white }),
+        ratings,
+    })
+}
+
+/// The columns [`game_now`] reads, of `games g` with its players `b` and `w` and the first ply
+/// wanted `k.first`.
+pub(super) const GAME_NOW: &str = "g.id, g.size, g.komi, g.move_time_ms, g.winner, g.reason,
+    g.score_black, g.score_white, g.terms, g.clocks, g.ratings, k.first,
+    greatest(0, ceil(extract(epoch FROM g.deadline - clock_timestamp()) * 1000))::int8 AS remaining_ms,
+    b.name AS black_name, b.wins AS black_wins, b.losses AS black_losses, b.bot AS black_bot,
+    b.rating AS black_rating, b.deviation AS black_deviation, b.volatility AS black_volatility,
+    b.rated_games AS black_rated_games,
+    w.name AS white_name, w.wins AS white_wins, w.losses AS white_losses, w.bot AS white_bot,
+    w.rating AS white_rating, w.deviation AS white_deviation, w.volatility AS white_volatility,
+    w.rated_games AS white_rated_games";
+
+/// A finished game from a row of [`crate::store::finished_games_sql`]'s columns.
+pub(super) fn finished_game(row: &Row) -> Result<FinishedGame, StoreError> {
+    let id: String = row.try_get("id")?;
+    let corrupt = |what: &str| StoreError::Corrupt(format!("game {id}: {what}"));
+    let komi: f64 = row.try_get("komi")?;
+    let number = |name: &str| {
+        row.try_get::<_, Option<i32>>(name)
+            .map(|n| n.and_then(|n| u32::try_from(n).ok()))
+    };
+    let result = stored_result(
+        &id,
+        komi,
+        row.try_get("winner")?,
+        row.try_get("reason")?,
+        number("score_black")?,
+        number("score_white")?,
+    )?
+    .ok_or_else(|| corrupt("over without a result"))?;
+    let move_time_ms =
+        u64::try_from(row.try_get::<_, i64>("move_time_ms")?).map_err(|_| corrupt("move time"))?;
+    let terms: Option<String> = row.try_get("terms")?;
+    let (terms, _) = stored_terms(&id, terms.as_deref(), None, komi, move_time_ms)?;
+    let ratings = match row.try_get::<_, Option<String>>("ratings")? {
+        Some(text) => Some(serde_json::from_str(&text).map_err(|_| corrupt("ratings"))?),
+        None => None,
+    };
+    Ok(FinishedGame {
+        size: usize::try_from(row.try_get::<_, i32>("size")?).map_err(|_| corrupt("size"))?,
+        black: row.try_get("black")?,
+        white: row.try_get("white")?,
+        result,
+        terms,
+        plies: usize::try_from(row.try_get::<_, i32>("plies")?).map_err(|_| corrupt("plies"))?,
+        ratings,
+        id,
     })
 }
 
@@ -86,6 +163,7 @@ pub(super) fn is_retryable(error: &tokio_postgres::Error) -> bool {
         || error.code() == Some(&SqlState::T_R_SERIALIZATION_FAILURE)
 }
 
-pub(super) fn count(row: &Row, at: usize) -> Result<u32, StoreError> {
-    u32::try_from(row.get::<_, i32>(at)).map_err(|_| StoreError::Corrupt("a negative count".into()))
+pub(super) fn count(row: &Row, column: &str) -> Result<u32, StoreError> {
+    u32::try_from(row.try_get::<_, i32>(column)?)
+        .map_err(|_| StoreError::Corrupt(format!("a negative {column}")))
 }

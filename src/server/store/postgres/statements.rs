@@ -4,17 +4,21 @@ use tokio_postgres::{Client, Statement};
 
 use crate::store::StoreError;
 
+use super::rows::STANDING;
 use super::{ALIVE_WITHIN, CHANNEL};
 
 pub(super) struct Statements {
     pub(super) lock_sizes: Statement,
     pub(super) withdraw_seek: Statement,
     pub(super) withdraw_dead_seeks: Statement,
-    pub(super) oldest_fitting_seek: Statement,
+    pub(super) seeks_of_sizes: Statement,
     pub(super) add_seek: Statement,
     pub(super) take_seek: Statement,
     pub(super) turns: Statement,
     pub(super) finish: Statement,
+    pub(super) lock_players: Statement,
+    pub(super) write_players: Statement,
+    pub(super) write_ratings: Statement,
     pub(super) new_game: Statement,
     pub(super) notify: Statement,
 }
@@ -35,20 +39,17 @@ pub(super) async fn prepare(client: &Client) -> Result<Statements, StoreError> {
                      SELECT id FROM instances WHERE seen >= clock_timestamp() - interval '{ALIVE_WITHIN}')"
             ))
             .await?,
-        oldest_fitting_seek: client
+        seeks_of_sizes: client
             .prepare(
-                "SELECT id, player, color, coalesce(sizes, ARRAY[size]), opponent, bot FROM seeks
-                 WHERE coalesce(sizes, ARRAY[size]) && $1::int4[]
-                   AND ($2 = 'any' OR color = 'any' OR color <> $2)
-                   AND CASE $3 WHEN 'human' THEN NOT bot WHEN 'computer' THEN bot ELSE true END
-                   AND CASE opponent WHEN 'human' THEN NOT $4 WHEN 'computer' THEN $4 ELSE true END
-                 ORDER BY id LIMIT 1 FOR UPDATE",
+                "SELECT id, player, color, coalesce(sizes, ARRAY[size]) AS sizes, opponent, bot, terms
+                 FROM seeks WHERE coalesce(sizes, ARRAY[size]) && $1::int4[] AND terms IS NOT NULL
+                 ORDER BY id FOR UPDATE",
             )
             .await?,
         add_seek: client
             .prepare(
-                "INSERT INTO seeks (player, size, sizes, color, opponent, bot, instance)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                "INSERT INTO seeks (player, size, sizes, color, opponent, bot, instance, terms)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
             )
             .await?,
         take_seek: client.prepare("DELETE FROM seeks WHERE id = $1").await?,
@@ -56,8 +57,10 @@ pub(super) async fn prepare(client: &Client) -> Result<Statements, StoreError> {
             .prepare(
                 "WITH claimed AS (
                      UPDATE games g SET plies = g.plies + 1, written_by = pg_current_xact_id(),
-                         deadline = clock_timestamp() + g.move_time_ms::float8 * interval '1 millisecond'
-                     FROM unnest($1::text[], $2::int4[], $3::text[]) AS k(id, ply, point)
+                         move_time_ms = k.turn_ms, clocks = k.clocks,
+                         deadline = clock_timestamp() + k.turn_ms::float8 * interval '1 millisecond'
+                     FROM unnest($1::text[], $2::int4[], $3::text[], $5::int8[], $6::text[])
+                         AS k(id, ply, point, turn_ms, clocks)
                      WHERE g.id = k.id AND g.plies = k.ply AND g.status <> 'over'
                        AND g.deadline > clock_timestamp()
                        AND (NOT $4::bool OR g.written_by = pg_current_xact_id())
@@ -68,31 +71,39 @@ pub(super) async fn prepare(client: &Client) -> Result<Statements, StoreError> {
             .await?,
         finish: client
             .prepare(
-                "WITH ended AS (
-                     UPDATE games SET status = 'over', winner = $2, reason = $3, score_black = $4,
-                         score_white = $5, written_by = pg_current_xact_id()
-                     WHERE id = $1 AND status <> 'over'
-                       AND (NOT $6::bool OR written_by = pg_current_xact_id())
-                       AND ($3 <> 'timeout' OR (plies = $7 AND deadline <= clock_timestamp()))
-                     RETURNING black, white, plies),
-                 won AS (
-                     UPDATE players SET wins = wins + 1 FROM ended
-                     WHERE players.name = CASE WHEN $2 = 'black' THEN ended.black ELSE ended.white END
-                     RETURNING players.name, players.wins, players.losses, players.bot),
-                 lost AS (
-                     UPDATE players SET losses = losses + 1 FROM ended
-                     WHERE players.name = CASE WHEN $2 = 'black' THEN ended.white ELSE ended.black END
-                     RETURNING players.name, players.wins, players.losses, players.bot)
-                 SELECT won.name, won.wins, won.losses, won.bot, lost.name, lost.wins, lost.losses, lost.bot,
-                        ended.plies
-                 FROM won, lost, ended",
+                "UPDATE games SET status = 'over', winner = $2, reason = $3, score_black = $4,
+                     score_white = $5, written_by = pg_current_xact_id()
+                 WHERE id = $1 AND status <> 'over'
+                   AND (NOT $6::bool OR written_by = pg_current_xact_id())
+                   AND ($3 <> 'timeout' OR (plies = $7 AND deadline <= clock_timestamp()))
+                 RETURNING black, white, plies, size, komi, move_time_ms, terms",
             )
+            .await?,
+        // In the order of names, so that two processes settling games of the same players
+        // lock them in one order.
+        lock_players: client
+            .prepare(&format!(
+                "SELECT {STANDING} FROM players WHERE name = ANY($1::text[]) ORDER BY name FOR UPDATE"
+            ))
+            .await?,
+        write_players: client
+            .prepare(
+                "UPDATE players p SET wins = k.wins, losses = k.losses, rating = k.rating,
+                     deviation = k.deviation, volatility = k.volatility, rated_games = k.rated_games
+                 FROM unnest($1::text[], $2::int4[], $3::int4[], $4::float8[], $5::float8[],
+                             $6::float8[], $7::int4[])
+                     AS k(name, wins, losses, rating, deviation, volatility, rated_games)
+                 WHERE p.name = k.name",
+            )
+            .await?,
+        write_ratings: client
+            .prepare("UPDATE games SET ratings = $2 WHERE id = $1")
             .await?,
         new_game: client
             .prepare(
-                "INSERT INTO games (id, size, black, white, komi, move_time_ms, status, deadline)
+                "INSERT INTO games (id, size, black, white, komi, move_time_ms, status, deadline, terms, clocks)
                  VALUES ($1, $2, $3, $4, $5, $6, 'playing',
-                         clock_timestamp() + $6::int8::float8 * interval '1 millisecond')",
+                         clock_timestamp() + $6::int8::float8 * interval '1 millisecond', $7, $8)",
             )
             .await?,
         notify: client

@@ -61,10 +61,13 @@ fn the_addresses_tried_pair_hosts_and_ports_as_tokio_postgres_does() {
 
 #[test]
 fn a_batch_goes_in_rounds_of_distinct_games_in_order() {
+    let clock = crate::time_control::TimeControl::PerMove { move_ms: 1000 }.new_clock();
     let turn = |game: &str, ply| Write::Turn {
         game: game.into(),
         ply,
         point: None,
+        clocks: [clock; 2],
+        turn_ms: 1000,
     };
     let writes = [
         turn("b", 4),

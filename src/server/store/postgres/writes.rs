@@ -7,10 +7,11 @@ use futures_util::future::{join, join_all};
 use tokio_postgres::{Client, Statement};
 
 use crate::store::notification::Change;
-use crate::store::{Outcome, Records, Standing, StoreError, Write};
+use crate::store::{settle, stored_terms, turn_time_ms, Outcome, Standing, StoreError, Write};
+use crate::time_control::Clock;
 use gokata_engine::Color;
 
-use super::rows::count;
+use super::rows::standing_of;
 use super::statements::Statements;
 
 /// Ends the transaction open on `client` after `error`, which it returns.
@@ -51,8 +52,9 @@ pub(super) fn rounds(writes: &[Write]) -> Vec<Vec<usize>> {
     rounds
 }
 
-/// One round's writes, sent at once; their outcomes, in the order of `indices`. `chained`: each
-/// game was written in an earlier round, which must have applied.
+/// One round's writes but its results, sent at once; their outcomes, in the order of `indices`
+/// (results are [`Outcome::Rejected`] here: [`settle_results`] writes them once every round is
+/// in). `chained`: each game was written in an earlier round, which must have applied.
 pub(super) async fn commit_round(
     client: &Client,
     statements: &Statements,
@@ -62,6 +64,7 @@ pub(super) async fn commit_round(
 ) -> Result<Vec<Outcome>, StoreError> {
     let (turns, others): (Vec<usize>, Vec<usize>) = indices
         .iter()
+        .filter(|&&index| !matches!(writes[index], Write::Finish { .. }))
         .partition(|&&index| matches!(writes[index], Write::Turn { .. }));
     let turns_applied = apply_turns(client, &statements.turns, writes, &turns, chained);
     let others_applied = join_all(
@@ -76,7 +79,7 @@ pub(super) async fn commit_round(
     for &index in indices {
         outcomes.push(match &writes[index] {
             Write::Turn { game, .. } if turns_applied.contains(game.as_str()) => Outcome::Done,
-            Write::Turn { .. } => Outcome::Rejected,
+            Write::Turn { .. } | Write::Finish { .. } => Outcome::Rejected,
             _ => {
                 let (_, outcome) = others_applied.next().expect("one outcome per other write");
                 outcome?
@@ -100,15 +103,29 @@ pub(super) async fn apply_turns(
     let mut games = Vec::with_capacity(turns.len());
     let mut plies = Vec::with_capacity(turns.len());
     let mut points = Vec::with_capacity(turns.len());
+    let mut turn_times = Vec::with_capacity(turns.len());
+    let mut all_clocks = Vec::with_capacity(turns.len());
     for &index in turns {
-        if let Write::Turn { game, ply, point } = &writes[index] {
+        if let Write::Turn {
+            game,
+            ply,
+            point,
+            clocks,
+            turn_ms,
+        } = &writes[index]
+        {
             games.push(game.as_str());
             plies.push(i32::try_from(*ply).unwrap_or(i32::MAX));
             points.push(point.as_deref());
+            turn_times.push(i64::try_from(*turn_ms).unwrap_or(i64::MAX));
+            all_clocks.push(Clock::pair_to_text(clocks));
         }
     }
     let rows = client
-        .query(statement, &[&games, &plies, &points, &chained])
+        .query(
+            statement,
+            &[&games, &plies, &points, &chained, &turn_times, &all_clocks],
+        )
         .await?;
     Ok(rows.iter().map(|row| row.get(0)).collect())
 }
@@ -120,10 +137,17 @@ pub(super) fn changes(writes: &[Write], outcomes: &[Outcome]) -> Vec<Change> {
         .zip(outcomes)
         .filter(|(_, outcome)| **outcome != Outcome::Rejected)
         .map(|(write, _)| match write {
-            Write::Turn { game, ply, point } => Change::Turn {
+            Write::Turn {
+                game,
+                ply,
+                point,
+                clocks,
+                ..
+            } => Change::Turn {
                 game: game.clone(),
                 ply: *ply,
                 point: point.clone(),
+                clocks: Some(*clocks),
             },
             write => Change::Game(write.game().to_string()),
         })
@@ -141,11 +165,20 @@ pub(super) async fn apply(
     match write {
         Write::NewGame(game) => {
             let size = i32::try_from(game.size).unwrap_or(0);
-            let move_time = i64::try_from(game.move_time_ms).unwrap_or(i64::MAX);
+            let turn_time = i64::try_from(turn_time_ms(game)).unwrap_or(i64::MAX);
             client
                 .execute(
                     &statements.new_game,
-                    &[&game.id, &size, &game.black, &game.white, &game.komi, &move_time],
+                    &[
+                        &game.id,
+                        &size,
+                        &game.black,
+                        &game.white,
+                        &game.terms.komi,
+                        &turn_time,
+                        &game.terms.to_json(),
+                        &Clock::pair_to_text(&game.clocks),
+                    ],
                 )
                 .await?;
             Ok(Outcome::Done)
@@ -165,48 +198,118 @@ pub(super) async fn apply(
                 Outcome::Rejected
             })
         }
-        Write::Finish { game, result, plies } => {
-            let (score_black, score_white) = match result.score {
-                Some(score) => (i32::try_from(score.black).ok(), i32::try_from(score.white).ok()),
-                None => (None, None),
-            };
-            let plies = i32::try_from(*plies).unwrap_or(i32::MAX);
-            let rows = client
-                .query(
-                    &statements.finish,
-                    &[
-                        game,
-                        &result.winner.name(),
-                        &result.reason.name(),
-                        &score_black,
-                        &score_white,
-                        &chained,
-                        &plies,
-                    ],
-                )
-                .await?;
-            let Some(row) = rows.first() else {
-                return Ok(Outcome::Rejected);
-            };
-            let standing = |at: usize| -> Result<Standing, StoreError> {
-                Ok(Standing {
-                    name: row.get(at),
-                    wins: count(row, at + 1)?,
-                    losses: count(row, at + 2)?,
-                    bot: row.get(at + 3),
-                })
-            };
-            let (winner, loser) = (standing(0)?, standing(4)?);
-            let (black, white) = match result.winner {
-                Color::Black => (winner, loser),
-                Color::White => (loser, winner),
-            };
-            let plies = usize::try_from(row.get::<_, i32>(8))
-                .map_err(|_| StoreError::Corrupt(format!("game {game}: a negative turn count")))?;
-            Ok(Outcome::Finished {
-                records: Records { black, white },
-                plies,
-            })
+        Write::Finish { .. } => Ok(Outcome::Rejected),
+    }
+}
+
+/// The batch's results, one at a time once every round is in, in the order of the games (so
+/// that processes lock players in one order): each applies if the game is as its writer saw it,
+/// then its players are locked, settled and written back. One at a time, since two results of
+/// one batch may share a player.
+pub(super) async fn settle_results(
+    client: &Client,
+    statements: &Statements,
+    writes: &[Write],
+    chained: &[bool],
+    outcomes: &mut [Outcome],
+) -> Result<(), StoreError> {
+    let mut finishes: Vec<usize> = (0..writes.len())
+        .filter(|&index| matches!(writes[index], Write::Finish { .. }))
+        .collect();
+    finishes.sort_by(|&a, &b| writes[a].game().cmp(writes[b].game()));
+    for index in finishes {
+        outcomes[index] = settle_result(client, statements, &writes[index], chained[index]).await?;
+    }
+    Ok(())
+}
+
+async fn settle_result(
+    client: &Client,
+    statements: &Statements,
+    write: &Write,
+    chained: bool,
+) -> Result<Outcome, StoreError> {
+    let Write::Finish { game, result, plies } = write else {
+        return Ok(Outcome::Rejected);
+    };
+    let (score_black, score_white) = match result.score {
+        Some(score) => (i32::try_from(score.black).ok(), i32::try_from(score.white).ok()),
+        None => (None, None),
+    };
+    let plies = i32::try_from(*plies).unwrap_or(i32::MAX);
+    let rows = client
+        .query(
+            &statements.finish,
+            &[
+                game,
+                &result.winner.map(Color::name),
+                &result.reason.name(),
+                &score_black,
+                &score_white,
+                &chained,
+                &plies,
+            ],
+        )
+        .await?;
+    let Some(row) = rows.first() else {
+        return Ok(Outcome::Rejected);
+    };
+    let corrupt = |what: &str| StoreError::Corrupt(format!("game {game}: {what}"));
+    let (black, white): (String, String) = (row.try_get("black")?, row.try_get("white")?);
+    let komi: f64 = row.try_get("komi")?;
+    let move_time_ms =
+        u64::try_from(row.try_get::<_, i64>("move_time_ms")?).map_err(|_| corrupt("move time"))?;
+    let terms: Option<String> = row.try_get("terms")?;
+    let (terms, _) = stored_terms(game, terms.as_deref(), None, komi, move_time_ms)?;
+    let size = usize::try_from(row.try_get::<_, i32>("size")?).map_err(|_| corrupt("size"))?;
+    let plies =
+        usize::try_from(row.try_get::<_, i32>("plies")?).map_err(|_| corrupt("a negative turn count"))?;
+    let names = [black.as_str(), white.as_str()];
+    let players = client.query(&statements.lock_players, &[&&names[..]]).await?;
+    let standing = |name: &str| -> Result<Standing, StoreError> {
+        let row = players
+            .iter()
+            .find(|row| row.try_get::<_, &str>("name").ok() == Some(name))
+            .ok_or_else(|| corrupt(&format!("no player {name}")))?;
+        standing_of(row, "")
+    };
+    let (records, ratings) = settle(result, &terms, size, standing(&black)?, standing(&white)?);
+    let both = [&records.black, &records.white];
+    let count = |n: u32| i32::try_from(n).unwrap_or(i32::MAX);
+    let names: Vec<&str> = both.iter().map(|s| s.name.as_str()).collect();
+    let wins: Vec<i32> = both.iter().map(|s| count(s.wins)).collect();
+    let losses: Vec<i32> = both.iter().map(|s| count(s.losses)).collect();
+    let rated_games: Vec<i32> = both.iter().map(|s| count(s.rated_games)).collect();
+    let values: Vec<f64> = both.iter().map(|s| s.rating.rating).collect();
+    let deviations: Vec<f64> = both.iter().map(|s| s.rating.deviation).collect();
+    let volatilities: Vec<f64> = both.iter().map(|s| s.rating.volatility).collect();
+    let parameters: [&(dyn tokio_postgres::types::ToSql + Sync); 7] = [
+        &names,
+        &wins,
+        &losses,
+        &values,
+        &deviations,
+        &volatilities,
+        &rated_games,
+    ];
+    let written = client.execute(&statements.write_players, &parameters);
+    match &ratings {
+        Some(ratings) => {
+            let (written, rated) = join(
+                written,
+                client.execute(&statements.write_ratings, &[game, &ratings.to_string()]),
+            )
+            .await;
+            written?;
+            rated?;
+        }
+        None => {
+            written.await?;
         }
     }
+    Ok(Outcome::Finished {
+        records,
+        plies,
+        ratings,
+    })
 }

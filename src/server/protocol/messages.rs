@@ -1,0 +1,356 @@
+//! The server's messages, and the views of games, seeks and players they carry.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use serde_json::json;
+
+use super::Refused;
+use crate::game::{GameResult, ServerGame};
+use crate::lobby::Seek;
+use crate::store::{FinishedGame, Records, Standing};
+use gokata_engine::Color;
+
+/// The score object of `over` and STATE.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct ScoreView {
+    pub black: u32,
+    pub white: u32,
+    pub komi: f64,
+}
+
+/// A game's full state: STATE in the protocol.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GameState<'a> {
+    pub id: &'a str,
+    pub size: usize,
+    pub black: &'a str,
+    pub white: &'a str,
+    pub komi: f64,
+    pub moves: &'a [Option<String>],
+    pub to_move: &'static str,
+    pub board: Vec<String>,
+    pub status: &'static str,
+    pub winner: Option<&'static str>,
+    pub reason: Option<&'static str>,
+    pub score: Option<ScoreView>,
+    /// The time the player to move had when its turn began.
+    pub move_time_ms: u64,
+    /// The time until the player to move loses if it does not move.
+    pub remaining_ms: Option<u64>,
+    pub rated: bool,
+    /// Black's handicap stones (0: an even game).
+    pub handicap: u32,
+    /// The time control, as a seek sends it.
+    pub time: Value,
+    /// What each player has left (the player to move: as its turn began).
+    pub clocks: Value,
+    /// The players' ranks when the game started.
+    pub ranks: Value,
+    /// Whether each player is a program.
+    pub bots: ByColor,
+    /// Whether each player is connected to the server, while the game is on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub connected: Option<ByColor>,
+}
+
+/// A yes or no for each player.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ByColor {
+    pub black: bool,
+    pub white: bool,
+}
+
+impl GameState<'_> {
+    pub fn of(game: &ServerGame, remaining_ms: u64) -> GameState<'_> {
+        let result = game.result();
+        GameState {
+            id: &game.id,
+            size: game.size(),
+            black: &game.black,
+            white: &game.white,
+            komi: game.terms.komi,
+            moves: game.moves(),
+            to_move: game.to_move().name(),
+            board: game.board_rows(),
+            status: if result.is_some() { "over" } else { "playing" },
+            winner: result.and_then(|r| r.winner).map(Color::name),
+            reason: result.map(|r| r.reason.name()),
+            score: result.and_then(score_view),
+            move_time_ms: game.turn_time_ms(),
+            remaining_ms: result.is_none().then_some(remaining_ms),
+            rated: game.terms.rated,
+            handicap: game.terms.handicap,
+            time: game.terms.time.to_json(),
+            clocks: clocks_view(game),
+            ranks: json!({"black": game.terms.ranks[0], "white": game.terms.ranks[1]}),
+            bots: ByColor {
+                black: game.bots[0],
+                white: game.bots[1],
+            },
+            connected: None,
+        }
+    }
+
+    /// With whether each player is connected (`connected(name)`), if the game is on.
+    pub fn with_connected(mut self, connected: impl Fn(&str) -> bool) -> Self {
+        if self.status == "playing" {
+            self.connected = Some(ByColor {
+                black: connected(self.black),
+                white: connected(self.white),
+            });
+        }
+        self
+    }
+}
+
+/// A game being played, as the lobby lists it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GameSummary<'a> {
+    pub id: &'a str,
+    pub size: usize,
+    pub black: &'a str,
+    pub white: &'a str,
+    pub bots: ByColor,
+    /// Turns played so far.
+    pub moves: usize,
+    pub to_move: &'static str,
+}
+
+impl GameSummary<'_> {
+    pub fn of(game: &ServerGame) -> GameSummary<'_> {
+        GameSummary {
+            id: &game.id,
+            size: game.size(),
+            black: &game.black,
+            white: &game.white,
+            bots: ByColor {
+                black: game.bots[0],
+                white: game.bots[1],
+            },
+            moves: game.moves().len(),
+            to_move: game.to_move().name(),
+        }
+    }
+}
+
+/// Both players' clocks: CLOCK for black and for white.
+pub fn clocks_view(game: &ServerGame) -> Value {
+    let clock = |color| game.clock(color).to_json(game.terms.time);
+    json!({"black": clock(Color::Black), "white": clock(Color::White)})
+}
+
+/// A finished game as a player's list shows it.
+pub fn finished_view(game: &FinishedGame) -> Value {
+    json!({
+        "id": game.id,
+        "size": game.size,
+        "black": game.black,
+        "white": game.white,
+        "winner": game.result.winner.map(Color::name),
+        "reason": game.result.reason.name(),
+        "score": score_view(game.result),
+        "moves": game.plies,
+        "rated": game.terms.rated,
+        "handicap": game.terms.handicap,
+        "komi": game.terms.komi,
+        "time": game.terms.time.to_json(),
+        "ranks": {"black": game.terms.ranks[0], "white": game.terms.ranks[1]},
+        "ratings": game.ratings,
+    })
+}
+
+/// A waiting seek, as the lobby lists it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SeekView<'a> {
+    pub name: &'a str,
+    /// One size as a number, several as a list.
+    pub size: Value,
+    pub color: &'static str,
+    pub opponent: &'static str,
+    pub bot: bool,
+    /// The player's rank.
+    pub rank: String,
+    pub rated: bool,
+    /// `"auto"` or a number of stones.
+    pub handicap: Value,
+    pub komi: f64,
+    pub time: Value,
+}
+
+impl SeekView<'_> {
+    pub fn of(seek: &Seek) -> SeekView<'_> {
+        SeekView {
+            name: &seek.name,
+            size: sizes_value(&seek.sizes),
+            color: seek.color.name(),
+            opponent: seek.opponent.name(),
+            bot: seek.bot,
+            rank: seek.rating.rank_label(),
+            rated: seek.terms.rated,
+            handicap: seek.terms.handicap.to_json(),
+            komi: seek.terms.komi,
+            time: seek.terms.time.to_json(),
+        }
+    }
+}
+
+/// One size as a number, several as a list (as `seek` takes them).
+pub fn sizes_value(sizes: &[usize]) -> Value {
+    match sizes {
+        [size] => (*size).into(),
+        sizes => sizes.into(),
+    }
+}
+
+fn score_view(result: GameResult) -> Option<ScoreView> {
+    result.score.map(|s| ScoreView {
+        black: s.black,
+        white: s.white,
+        komi: s.komi,
+    })
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct StandingView {
+    pub name: String,
+    pub wins: u32,
+    pub losses: u32,
+    pub bot: bool,
+    pub rating: f64,
+    pub deviation: f64,
+    pub volatility: f64,
+    pub rank: String,
+    pub rated_games: u32,
+}
+
+impl From<&Standing> for StandingView {
+    fn from(standing: &Standing) -> StandingView {
+        StandingView {
+            name: standing.name.clone(),
+            wins: standing.wins,
+            losses: standing.losses,
+            bot: standing.bot,
+            rating: standing.rating.rating,
+            deviation: standing.rating.deviation,
+            volatility: standing.rating.volatility,
+            rank: standing.rating.rank_label(),
+            rated_games: standing.rated_games,
+        }
+    }
+}
+
+/// A message from the server.
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMessage<'a> {
+    Welcome {
+        name: &'a str,
+        token: &'a str,
+        wins: u32,
+        losses: u32,
+        bot: bool,
+        rating: f64,
+        deviation: f64,
+        rank: String,
+        games: Vec<GameState<'a>>,
+    },
+    Seeking {
+        /// One size as a number, several as a list.
+        size: Value,
+        color: &'static str,
+        opponent: &'static str,
+        rated: bool,
+        handicap: Value,
+        komi: f64,
+        time: Value,
+    },
+    Cancelled,
+    Start {
+        game: GameState<'a>,
+    },
+    Played {
+        game: &'a str,
+        ply: usize,
+        color: &'static str,
+        point: Option<&'a str>,
+        captured: &'a [String],
+        to_move: &'static str,
+        remaining_ms: u64,
+        clocks: Value,
+    },
+    Over {
+        game: &'a str,
+        winner: Option<&'static str>,
+        reason: &'static str,
+        score: Option<ScoreView>,
+        records: RecordsView,
+        /// A rated game's rating changes; `null` for an unrated one.
+        ratings: Option<&'a Value>,
+    },
+    State {
+        game: GameState<'a>,
+    },
+    /// A player of a game connected to the server after being connected nowhere, or the
+    /// reverse; told to the opponent.
+    Presence {
+        game: &'a str,
+        name: &'a str,
+        color: &'static str,
+        connected: bool,
+    },
+    Pong {
+        t: &'a Value,
+        server_ms: u64,
+    },
+    /// After `unwatch`: nothing more of the game comes.
+    Unwatched {
+        game: &'a str,
+    },
+    /// The lobby's lists: the seeks waiting (as `/api/seeks`) and the games being played (as
+    /// `/api/games`, with their `total`).
+    Lobby {
+        seeks: &'a Value,
+        games: &'a Value,
+        total: usize,
+    },
+    /// After `unwatch_lobby`.
+    UnwatchedLobby,
+    Error(&'a Refused),
+    Goodbye {
+        reason: &'a str,
+    },
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct RecordsView {
+    pub black: StandingView,
+    pub white: StandingView,
+}
+
+impl From<&Records> for RecordsView {
+    fn from(records: &Records) -> RecordsView {
+        RecordsView {
+            black: (&records.black).into(),
+            white: (&records.white).into(),
+        }
+    }
+}
+
+impl ServerMessage<'_> {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("server messages always serialise")
+    }
+
+    pub fn over(game: &str, result: GameResult, records: &Records, ratings: Option<&Value>) -> String {
+        ServerMessage::Over {
+            game,
+            winner: result.winner.map(Color::name),
+            reason: result.reason.name(),
+            score: score_view(result),
+            records: records.into(),
+            ratings,
+        }
+        .to_json()
+    }
+}
