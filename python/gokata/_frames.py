@@ -1,7 +1,7 @@
 """What the client and the server say to each other, as the client reads it: the errors a
-request may meet, the frames' values (`Played`, `Over`, `Record`, `Score`), their readers, the
-server's address (`websocket_url`), and a request awaiting its answer. Re-exported by
-:mod:`gokata.client`."""
+request may meet, the frames' values (`Played`, `Over`, `Record`, `Score`, `RatingChange`,
+`Clock`), their readers, the server's address (`websocket_url`), and a request awaiting its
+answer. Re-exported by :mod:`gokata.client`."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any, Optional, TypedDict, Union
 from urllib.parse import urlsplit, urlunsplit
 
 import gokata
+from gokata._time_control import Clock
 
 COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 DEFAULT_PORT = 8080
@@ -129,19 +130,41 @@ class Score(TypedDict):
 
 @dataclass(frozen=True)
 class Record:
-    """A player's wins and losses, and whether the player is a program (a bot)."""
+    """A player's wins and losses, whether the player is a program (a bot), and the player's
+    Glicko-2 ``rating``, ``deviation``, ``volatility``, ``rank`` (``"6k?"``: a ``?`` while the
+    deviation is 160 or more) and ``rated_games`` (``None`` where the server did not say)."""
 
     name: str
     wins: int
     losses: int
     bot: bool = False
+    rating: Optional[float] = None
+    deviation: Optional[float] = None
+    volatility: Optional[float] = None
+    rank: Optional[str] = None
+    rated_games: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class RatingChange:
+    """What a rated game did to a player's rating: ``before`` and ``after`` it, and the
+    ``rank`` after it."""
+
+    before: float
+    after: float
+    rank: str
+
+    @property
+    def change(self) -> float:
+        return self.after - self.before
 
 
 @dataclass(frozen=True)
 class Played:
     """A turn stored by the server: ``ply`` turns were played before it; ``point`` is ``None``
-    for a pass; ``captured`` the stones taken; ``remaining_ms`` the time of ``to_move`` (``None``
-    when the turn was learnt from a resynchronisation rather than announced)."""
+    for a pass; ``captured`` the stones taken; ``remaining_ms`` the time of ``to_move`` and
+    ``clocks`` both players' clocks after the turn, by colour (both ``None`` when the turn was
+    learnt from a resynchronisation rather than announced)."""
 
     game: str
     ply: int
@@ -150,24 +173,30 @@ class Played:
     captured: tuple[str, ...]
     to_move: str
     remaining_ms: int | None = None
+    clocks: Optional[dict[str, Clock]] = None
 
 
 @dataclass(frozen=True)
 class Over:
-    """The end of a game: ``winner`` ``"black"``/``"white"``, ``reason`` ``"passes"``,
-    ``"timeout"`` or ``"resign"``, ``score`` after two passes (else ``None``) and both players'
-    ``records`` with this result counted (``None`` when learnt from a game's state)."""
+    """The end of a game: ``winner`` ``"black"``/``"white"`` (``None``: a draw, which a
+    whole-number komi allows), ``reason`` ``"passes"``, ``"timeout"`` or ``"resign"``,
+    ``score`` after two passes (else ``None``), both players' ``records`` with this result
+    counted and, for a rated game, ``ratings``, what it did to each player's rating by colour
+    (both ``None`` when learnt from a game's state; ``ratings`` ``None`` for an unrated game)."""
 
     game: str
-    winner: str
+    winner: Optional[str]
     reason: str
     score: Score | None
     records: dict[str, Record] | None = None
+    ratings: Optional[dict[str, RatingChange]] = None
 
     @property
     def how(self) -> str:
         """How the winner won, in the words of the server's page: ``"by resignation"``,
-        ``"on time"``, ``"by 3.5 points"`` (after two passes)."""
+        ``"on time"``, ``"by 3.5 points"`` (after two passes); ``"a draw"`` for a draw."""
+        if self.winner is None:
+            return "a draw"
         if self.score is not None:
             margin = abs(self.score["black"] - self.score["white"] - self.score["komi"])
             return f"by {margin:g} point{'' if margin == 1 else 's'}"
@@ -209,13 +238,91 @@ def _records(value: Any) -> dict[str, Record]:
         entry = value.get(color)
         if not isinstance(entry, dict):
             raise ValueError(f"records.{color} is {entry!r}")
-        records[color] = Record(
-            _get(entry, "name", str),
-            _get(entry, "wins", int),
-            _get(entry, "losses", int),
-            entry.get("bot") is True,
-        )
+        records[color] = _record(entry)
     return records
+
+
+def _record(entry: Frame) -> Record:
+    """A RECORD: a player's record, rating and rank."""
+    number = (int, float)
+    return Record(
+        _get(entry, "name", str),
+        _get(entry, "wins", int),
+        _get(entry, "losses", int),
+        entry.get("bot") is True,
+        _opt(entry, "rating", number),
+        _opt(entry, "deviation", number),
+        _opt(entry, "volatility", number),
+        _opt(entry, "rank", str),
+        _opt(entry, "rated_games", int),
+    )
+
+
+def _ratings(value: Any) -> dict[str, RatingChange] | None:
+    """``over``'s ``ratings``: ``None`` for an unrated game."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise ValueError(f"ratings is {value!r}")
+    ratings: dict[str, RatingChange] = {}
+    number = (int, float)
+    for color in ("black", "white"):
+        entry = value.get(color)
+        if not isinstance(entry, dict):
+            raise ValueError(f"ratings.{color} is {entry!r}")
+        ratings[color] = RatingChange(
+            float(_get(entry, "before", number)), float(_get(entry, "after", number)), _get(entry, "rank", str)
+        )
+    return ratings
+
+
+def _clocks(value: Any) -> dict[str, Clock] | None:
+    """Both players' CLOCK, by colour (``None`` if the server gave none)."""
+    if not isinstance(value, dict):
+        return None
+    clocks: dict[str, Clock] = {}
+    for color in ("black", "white"):
+        entry = value.get(color)
+        if not isinstance(entry, dict):
+            raise ValueError(f"clocks.{color} is {entry!r}")
+        clock = Clock(main_ms=_get(entry, "main_ms", int))
+        for key in ("periods", "period_ms", "stones"):
+            if entry.get(key) is not None:
+                clock[key] = _get(entry, key, int)
+        clocks[color] = clock
+    return clocks
+
+
+def _played(game: str, frame: Frame) -> Played:
+    """A ``played`` frame of ``game``."""
+    return Played(
+        game,
+        _get(frame, "ply", int),
+        _get(frame, "color", str),
+        _opt(frame, "point", str),
+        tuple(_get(frame, "captured", list)),
+        _get(frame, "to_move", str),
+        _opt(frame, "remaining_ms", int),
+        _clocks(frame.get("clocks")),
+    )
+
+
+def _over(game: str, frame: Frame, known: Over | None = None) -> Over:
+    """An ``over`` frame of ``game``, or a finished game's STATE, which has no records or
+    ratings: those of the end ``known`` already, if any, are kept."""
+    records: dict[str, Record] | None
+    if frame.get("type") == "over":
+        records, ratings = _records(frame.get("records")), _ratings(frame.get("ratings"))
+    else:
+        records, ratings = (known.records, known.ratings) if known is not None else (None, None)
+    return Over(
+        game,
+        _opt(frame, "winner", str),
+        _get(frame, "reason", str),
+        _score(frame.get("score")),
+        records,
+        ratings,
+    )
 
 
 def _other(color: str) -> str:

@@ -27,20 +27,24 @@ from gokata._frames import (
     _get,
     _opt,
     _other,
-    _records,
+    _over,
+    _played,
     _Request,
-    _score,
 )
+from gokata._game_terms import GameTerms, first_to_move, start_position
 
 if TYPE_CHECKING:
     from gokata.client import Player
 
 log = logging.getLogger("gokata.client")
 
-class RemoteGame:
+
+class RemoteGame(GameTerms):
     """A game on the server, mirrored by a local :class:`gokata.Go`: ``board``, ``turn``,
     ``get_position`` and ``str()`` read it like the engine's. Updated in the background as the
-    server announces turns; the server's state wins any disagreement."""
+    server announces turns; the server's state wins any disagreement. Its terms (``rated``,
+    ``handicap``, ``komi``, ``time``, ``ranks``), ``clocks`` and, once over, ``ratings`` are
+    as the server told them."""
 
     def __init__(self, player: Player, state: Frame) -> None:
         self._player = player
@@ -48,8 +52,7 @@ class RemoteGame:
         self._height = _get(state, "size", int)
         self.black: str = _get(state, "black", str)
         self.white: str = _get(state, "white", str)
-        self.komi: float = _get(state, "komi", (int, float))
-        self.move_time_ms: int | None = _opt(state, "move_time_ms", int)
+        self._init_terms(state)
         me = player.name.lower()
         self.color: str = "black" if self.black.lower() == me else "white"
         """My colour."""
@@ -60,10 +63,10 @@ class RemoteGame:
             color: isinstance(bots, dict) and bots.get(color) is True for color in ("black", "white")
         }
         """Which players are programs (bots): ``{"black": False, "white": True}``."""
-        self._go = Go(self._height)
+        self._go = start_position(self._height, self.handicap)
         self._moves: list[Point] = []
         self._history: list[Played] = []
-        self._to_move = "black"
+        self._to_move = first_to_move(self.handicap)
         self._deadline: float | None = None  # time.monotonic() when the player to move runs out
         self._over: Over | None = None
         self._connected = {"black": True, "white": True}  # as the server last said
@@ -145,6 +148,7 @@ class RemoteGame:
 
     @property
     def winner(self) -> str | None:
+        """``"black"`` or ``"white"``; ``None`` while the game goes on, and for a draw."""
         with self._player._cond:
             return None if self._over is None else self._over.winner
 
@@ -315,7 +319,7 @@ class RemoteGame:
         rows: list[str] = _get(state, "board", list)
         to_move: str = _get(state, "to_move", str)
         if moves[: len(self._moves)] != self._moves:
-            self._go, self._moves, self._history = Go(self._height), [], []
+            self._go, self._moves, self._history = start_position(self._height, self.handicap), [], []
         for point in moves[len(self._moves) :]:
             if not self._replay(point, None):
                 break
@@ -324,24 +328,20 @@ class RemoteGame:
             self._go = Go.from_board(rows, turn="black" if to_move == "black" else "white")
             self._moves = list(moves)
             del self._history[len(moves) :]
+            first = first_to_move(self.handicap)
             for ply in range(len(self._history), len(moves)):
-                color = "black" if ply % 2 == 0 else "white"
+                color = first if ply % 2 == 0 else _other(first)
                 self._history.append(Played(self.id, ply, color, moves[ply], (), _other(color)))
         self._to_move = to_move
         remaining = _opt(state, "remaining_ms", int)
         self._deadline = None if remaining is None else time.monotonic() + remaining / 1000
+        self._merge_clocks(state)
         connected = state.get("connected")  # only while the game is on
         if isinstance(connected, dict):
             for color in ("black", "white"):
                 self._connected[color] = _get(connected, color, bool)
         if _get(state, "status", str) == "over":
-            self._over = Over(
-                self.id,
-                _get(state, "winner", str),
-                _get(state, "reason", str),
-                _score(state.get("score")),
-                self._over.records if self._over else None,
-            )
+            self._over = _over(self.id, state, self._over)
         self._check_pending()
         if self._syncing is not None:
             self._syncing.resolve()
@@ -376,33 +376,19 @@ class RemoteGame:
             return True  # already known, from a state
         if ply > len(self._moves):
             return False
-        played = Played(
-            self.id,
-            ply,
-            _get(frame, "color", str),
-            _opt(frame, "point", str),
-            tuple(_get(frame, "captured", list)),
-            _get(frame, "to_move", str),
-            _opt(frame, "remaining_ms", int),
-        )
+        played = _played(self.id, frame)
         agrees = self._replay(played.point, played)
         if len(self._moves) == ply:
             return False  # the local engine refused it
         self._to_move = played.to_move
         if played.remaining_ms is not None:
             self._deadline = time.monotonic() + played.remaining_ms / 1000
+        self._merge_clocks(frame)
         self._check_pending()
         return agrees
 
     def _on_over(self, frame: Frame) -> None:
-        records = _records(frame.get("records"))
-        self._over = Over(
-            self.id,
-            _get(frame, "winner", str),
-            _get(frame, "reason", str),
-            _score(frame.get("score")),
-            records,
-        )
+        self._over = _over(self.id, frame)
         self._deadline = None
         self._check_pending()
 
@@ -454,9 +440,14 @@ class RemoteGame:
             if self._over is None:
                 status = f"{self._to_move} to play (turn {len(self._moves) + 1})"
             else:
-                status = f"{self._over.winner} won {self._over.how}"
+                status = _result(self._over)
             head = (
                 f"<RemoteGame {self.id} {self._height}x{self._height}: {self.black} (black) "
                 f"vs {self.white} (white), {status}; I am {self.color}>"
             )
             return f"{head}\n{str(self._go).rstrip()}"
+
+
+def _result(over: Over) -> str:
+    """How a game ended, in a few words: ``black won by 3.5 points``, ``a draw``."""
+    return over.how if over.winner is None else f"{over.winner} won {over.how}"

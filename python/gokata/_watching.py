@@ -15,6 +15,7 @@ and turns it missed meanwhile come as :class:`~gokata.client.Played` (``remainin
 
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -29,13 +30,15 @@ from gokata._frames import (
     Point,
     ServerError,
     _get,
-    _opt,
     _other,
-    _records,
+    _over,
+    _played,
     _Request,
-    _score,
     _server_error,
 )
+from gokata._game_terms import GameTerms, first_to_move, start_position
+from gokata._remote_game import _result
+from gokata._time_control import TimeControl
 from gokata.client import Player
 
 # What the server reports
@@ -57,13 +60,20 @@ News = Union[Played, Presence, Over]
 
 
 class ListedSeek(TypedDict):
-    """A seek waiting, as the lobby lists it: ``size`` a number or a list of them."""
+    """A seek waiting, as the lobby lists it: ``size`` a number or a list of them; the seeker's
+    ``rank``; the terms it will be paired on (``rated``, ``handicap``: a number of stones or
+    ``"auto"``, ``komi``, ``time``)."""
 
     name: str
     size: Union[int, list[int]]
     color: str
     opponent: str
     bot: bool
+    rank: str
+    rated: bool
+    handicap: Union[int, str]
+    komi: float
+    time: TimeControl
 
 
 class ListedBots(TypedDict):
@@ -97,7 +107,7 @@ class Lobby:
 # A game watched
 
 
-class WatchedGame:
+class WatchedGame(GameTerms):
     """A game followed on the server, anyone's (made by :meth:`gokata.client.Player.watch`).
 
     Iterating (or :meth:`news`, with a timeout) yields what happens in it, in order: each turn
@@ -105,8 +115,9 @@ class WatchedGame:
     was made), players leaving or coming back (:class:`Presence`), and last the end
     (:class:`~gokata.client.Over`; the only news of a game over before it was watched), after
     which iteration stops. :attr:`moves`, :attr:`board`,
-    :attr:`turn` and :attr:`over` follow what was received. A context manager: leaving it stops
-    watching (:meth:`close`)."""
+    :attr:`turn` and :attr:`over` follow what was received, and so do its terms, ``clocks``
+    and ``ratings``, as a :class:`~gokata.client.RemoteGame`'s. A context manager: leaving it
+    stops watching (:meth:`close`)."""
 
     def __init__(self, player: Player, game_id: str) -> None:
         self._player = player
@@ -124,6 +135,7 @@ class WatchedGame:
         self._news: deque[News] = deque()
         self._watching = True
         self._request = _Request({"type": "watch", "game": game_id})
+        self._init_terms(None)  # until the state comes
 
     # What it shows
 
@@ -203,7 +215,7 @@ class WatchedGame:
     def __repr__(self) -> str:
         with self._player._cond:
             status = (
-                f"{self._over.winner} won {self._over.how}"
+                _result(self._over)
                 if self._over is not None
                 else f"{self._to_move} to play (turn {len(self._moves) + 1})"
             )
@@ -230,7 +242,9 @@ class WatchedGame:
             self.white = _get(state, "white", str)
             bots = state.get("bots")
             self.bots = {c: isinstance(bots, dict) and bots.get(c) is True for c in ("black", "white")}
-            self._go = Go(self.size)
+            self._init_terms(state)
+            self._go = start_position(self.size, self.handicap)
+            self._to_move = first_to_move(self.handicap)
         moves: list[Point] = [None if m is None else str(m) for m in _get(state, "moves", list)]
         for ply in range(len(self._moves), len(moves)):
             self._replay(Played(self.id, ply, self._to_move, moves[ply], (), _other(self._to_move)), first)
@@ -239,12 +253,12 @@ class WatchedGame:
             self._go = Go.from_board(rows, turn="white" if state.get("to_move") == "white" else "black")
             self._moves = moves
         self._to_move = _get(state, "to_move", str)
+        self._merge_clocks(state)
         connected = state.get("connected")
         if isinstance(connected, dict):
             self._connected = {c: connected.get(c) is True for c in ("black", "white")}
         if _get(state, "status", str) == "over" and self._over is None:
-            over = Over(self.id, _get(state, "winner", str), _get(state, "reason", str), _score(state.get("score")))
-            self._end(over)
+            self._end(_over(self.id, state))
         self._request.resolve(self)
 
     def _on_news(self, kind: str, frame: Frame) -> None:
@@ -255,25 +269,10 @@ class WatchedGame:
             if ply > len(self._moves):  # missed: the whole state again
                 self._player._outbox.append({"type": "watch", "game": self.id})
             elif ply == len(self._moves):
-                played = Played(
-                    self.id,
-                    ply,
-                    _get(frame, "color", str),
-                    _opt(frame, "point", str),
-                    tuple(_get(frame, "captured", list)),
-                    _get(frame, "to_move", str),
-                    _opt(frame, "remaining_ms", int),
-                )
-                self._replay(played, quiet=False)
+                self._replay(_played(self.id, frame), quiet=False)
+                self._merge_clocks(frame)
         elif kind == "over":
-            over = Over(
-                self.id,
-                _get(frame, "winner", str),
-                _get(frame, "reason", str),
-                _score(frame.get("score")),
-                _records(frame.get("records")),
-            )
-            self._end(over)
+            self._end(_over(self.id, frame))
         elif kind == "presence":
             presence = Presence(
                 self.id, _get(frame, "name", str), _get(frame, "color", str), _get(frame, "connected", bool)
@@ -291,9 +290,7 @@ class WatchedGame:
             else:
                 if not played.captured:  # learnt from a state: the captures are the board's
                     captured = tuple(self._go.captures(point))
-                    played = Played(
-                        played.game, played.ply, played.color, point, captured, played.to_move, played.remaining_ms
-                    )
+                    played = dataclasses.replace(played, captured=captured)
                 self._go.move(point)
         except ValueError:
             pass  # the state that follows, or the server's board, corrects it

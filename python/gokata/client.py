@@ -26,9 +26,9 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Union
 
 from websockets.exceptions import ConnectionClosed, InvalidURI, WebSocketException
 from websockets.sync.client import ClientConnection
@@ -49,16 +49,19 @@ from gokata._frames import (
     Over,
     Played,
     RateLimitedError,
+    RatingChange,
     Record,
     Score,
     ServerError,
     UnknownGameError,
     _get,
+    _opt,
     _Request,
     _server_error,
     websocket_url,
 )
 from gokata._remote_game import RemoteGame
+from gokata._time_control import Clock, TimeControl, clock_text, describe_time, parse_time, time_control
 
 if TYPE_CHECKING:  # defined in gokata._watching, which needs this module: exported lazily
     from gokata._watching import Lobby, LobbyWatch, Presence, WatchedGame
@@ -66,6 +69,7 @@ if TYPE_CHECKING:  # defined in gokata._watching, which needs this module: expor
 __all__ = [
     "BadRequestError",
     "BadTokenError",
+    "Clock",
     "ConnectionFailedError",
     "GameOverError",
     "IllegalMoveError",
@@ -80,13 +84,18 @@ __all__ = [
     "Player",
     "Presence",
     "RateLimitedError",
+    "RatingChange",
     "Record",
     "RemoteGame",
     "Score",
     "ServerError",
+    "TimeControl",
     "UnknownGameError",
     "WatchedGame",
+    "clock_text",
     "connect",
+    "describe_time",
+    "parse_time",
     "websocket_url",
 ]
 
@@ -104,7 +113,7 @@ def __getattr__(name: str) -> Any:
 # The classes defined beside this module are this module's to its users (tracebacks, help()).
 for _public in (BadRequestError, BadTokenError, ConnectionFailedError, GameOverError, IllegalMoveError,
                 NameTakenError, NotYourGameError, NotYourTurnError, OutOfSyncError, Over, Played,
-                RateLimitedError, Record, RemoteGame, ServerError, UnknownGameError):
+                RateLimitedError, RatingChange, Record, RemoteGame, ServerError, UnknownGameError):
     _public.__module__ = __name__
 
 log = logging.getLogger("gokata.client")
@@ -116,7 +125,8 @@ log = logging.getLogger("gokata.client")
 
 class Player:
     """A signed-in player: its ``name``, ``token`` (keep it: the way back to the name), ``wins``,
-    ``losses`` and ``games``. Made by :func:`connect`; a context manager that closes it."""
+    ``losses``, ``rating``, ``deviation``, ``rank`` and ``games``. Made by :func:`connect`; a
+    context manager that closes it."""
 
     def __init__(
         self,
@@ -134,6 +144,16 @@ class Player:
         """Whether this player is a program (a bot): said in every hello, and kept for good."""
         self.wins = 0
         self.losses = 0
+        self.rating: float | None = None
+        """My Glicko-2 rating (1500 for a new player), as of the sign-in or my last game's end."""
+        self.deviation: float | None = None
+        """How uncertain :attr:`rating` is (350 for a new player; a rank ends in ``?`` while it is
+        160 or more)."""
+        self.rank: str | None = None
+        """My rank from :attr:`rating`: ``"6k?"``, ``"3k"``, ``"1d"``."""
+        self.seeking: dict[str, Any] | None = None
+        """The terms of my seek while it waits, as the server echoed them (``seeking``: size,
+        color, opponent, rated, handicap, komi, time); ``None`` when no seek waits."""
         self.timeout = timeout
         """Default seconds to wait for the server's answer to a request."""
         self.reconnect_for = reconnect_for
@@ -171,9 +191,11 @@ class Player:
             return self._games[game_id]
 
     def record(self) -> Record:
-        """My wins and losses, as of the last result or sign-in."""
+        """My wins, losses, rating and rank, as of the last result or sign-in."""
         with self._cond:
-            return Record(self.name, self.wins, self.losses, self.bot)
+            return Record(
+                self.name, self.wins, self.losses, self.bot, self.rating, self.deviation, rank=self.rank
+            )
 
     @property
     def connected(self) -> bool:
@@ -239,16 +261,43 @@ class Player:
         timeout: float | None = None,
         *,
         opponent: str = "human",
+        rated: bool = True,
+        time: Union[str, Mapping[str, Any], None] = None,
+        handicap: Union[int, str, None] = None,
+        komi: float | None = None,
     ) -> RemoteGame:
         """Seeks a game of ``size`` (9, 13, 19, or a list of them, the preferred first) playing
         ``color`` (``black``, ``white``, ``any``) against ``opponent`` (``"human"``, the
         default; ``"computer"``, a bot; ``"any"``), and waits until the server pairs us;
         returns the new game. After ``timeout`` seconds the seek is withdrawn and
-        ``TimeoutError`` raised (unless a game started meanwhile)."""
+        ``TimeoutError`` raised (unless a game started meanwhile).
+
+        The terms, which a partner's seek must share: ``rated`` (default ``True``); ``time``, the
+        time control, as the protocol writes it (``{"system": "byoyomi", "main_ms": 600000,
+        "period_ms": 30000, "periods": 5}``) or in the short notation (``"5m"`` a move,
+        ``"abs:20m"``, ``"5m+5s"`` Fischer, ``"10m+5x30s"`` byo-yomi, ``"10m+25/5m"`` Canadian;
+        default: the server's move time); ``handicap``, ``"auto"`` (rated: stones from the
+        ranks) or a number of stones (unrated: 0, or 2 to 9, 2 to 5 on 9x9); ``komi`` (unrated:
+        a multiple of 0.5 from -150 to 150; default 0.5). A notation the client cannot read is
+        a ``ValueError`` before anything is sent; terms the server refuses,
+        :class:`BadRequestError` naming the field."""
         if opponent not in ("human", "computer", "any"):
             raise ValueError(f"opponent must be 'human', 'computer' or 'any', not {opponent!r}")
+        if not isinstance(rated, bool):
+            raise ValueError(f"rated must be True or False, not {rated!r}")
         sizes: int | list[int] = size if isinstance(size, int) else list(size)
-        request = _Request({"type": "seek", "size": sizes, "color": color, "opponent": opponent})
+        frame: Frame = {"type": "seek", "size": sizes, "color": color, "opponent": opponent, "rated": rated}
+        if time is not None:
+            frame["time"] = time_control(time)
+        if handicap is not None:
+            if isinstance(handicap, bool) or not isinstance(handicap, (int, str)):
+                raise ValueError(f'handicap must be "auto" or a number of stones, not {handicap!r}')
+            frame["handicap"] = handicap
+        if komi is not None:
+            if isinstance(komi, bool) or not isinstance(komi, (int, float)):
+                raise ValueError(f"komi must be a number, not {komi!r}")
+            frame["komi"] = komi
+        request = _Request(frame)
         with self._requests:
             with self._cond:
                 self._seek = request
@@ -281,6 +330,7 @@ class Player:
                 with self._cond:
                     if self._seek is request:
                         self._seek = None
+                        self.seeking = None
                     ref = request.frame.get("ref")
                     if isinstance(ref, int):
                         self._by_ref.pop(ref, None)
@@ -321,6 +371,8 @@ class Player:
     def __repr__(self) -> str:
         state = "closed" if self._closing else "connected" if self._ws else "reconnecting"
         record = f"{_count(self.wins, 'win')}, {_count(self.losses, 'loss')}"
+        if self.rank is not None:
+            record += f", {self.rank}"
         unfinished = _count(len(self.games), "unfinished game")
         return f"<Player {self.name} at {self.url}: {record}, {unfinished}, {state}>"
 
@@ -444,6 +496,9 @@ class Player:
             self.token = token
         self.wins = _get(welcome, "wins", int)
         self.losses = _get(welcome, "losses", int)
+        self.rating = _opt(welcome, "rating", (int, float))
+        self.deviation = _opt(welcome, "deviation", (int, float))
+        self.rank = _opt(welcome, "rank", str)
         self.bot = welcome.get("bot") is True
         self._ws = ws
         self._goodbye = None
@@ -586,6 +641,8 @@ class Player:
             mine = records.get(game.color) if records else None
             if mine is not None:
                 self.wins, self.losses = mine.wins, mine.losses
+                if mine.rating is not None:
+                    self.rating, self.deviation, self.rank = mine.rating, mine.deviation, mine.rank
         elif kind in ("state", "start"):
             state = frame.get("game")
             started = self._adopt(state)
@@ -599,7 +656,9 @@ class Player:
             if game is not None:
                 game._on_presence(frame)
         elif kind == "seeking":
-            pass
+            seek = self._seek
+            if seek is not None and not seek.done and frame.get("ref") == seek.frame.get("ref"):
+                self.seeking = {key: value for key, value in frame.items() if key not in ("type", "ref")}
         elif kind == "cancelled":
             if self._cancel is not None:
                 self._cancel.resolve()

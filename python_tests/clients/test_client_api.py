@@ -268,15 +268,39 @@ def test_two_passes_end_the_game_with_the_score_and_records(server: ServerProces
             assert (view.over.records["white"].wins, view.over.records["white"].losses) == (0, 1)
         assert (black.wins, black.losses, white.wins, white.losses) == (1, 0, 0, 1)
         assert black.record().wins == 1 and white.record().losses == 1
-        assert ": 1 win, 0 losses, 0 unfinished games, connected>" in repr(black)
-        assert ": 0 wins, 1 loss, 0 unfinished games, connected>" in repr(white)
+        # A rated game (the default): both ratings moved, once, by as much either way.
+        assert game.rated and game.over is not None and game.over.ratings is not None
+        ratings = game.over.ratings
+        assert ratings == theirs.ratings
+        assert ratings["black"].before == ratings["white"].before == 1500.0
+        assert ratings["black"].after > 1500.0 > ratings["white"].after
+        assert ratings["black"].change == pytest.approx(-ratings["white"].change)
+        assert (black.rating, black.rank) == (ratings["black"].after, ratings["black"].rank)
+        assert (white.rating, white.rank) == (ratings["white"].after, ratings["white"].rank)
+        assert black.record().rank == black.rank and black.rank is not None and black.rank.endswith("?")
+        assert f": 1 win, 0 losses, {black.rank}, 0 unfinished games, connected>" in repr(black)
+        assert f": 0 wins, 1 loss, {white.rank}, 0 unfinished games, connected>" in repr(white)
         assert repr(game).startswith(f"<RemoteGame {game.id} 9x9: ") and "black won by " in repr(game)
         assert game not in black.games and theirs not in white.games
         with pytest.raises(GameOverError):
             game.move("1A")
         with pytest.raises(GameOverError):
             theirs.resign()
-        assert server.get_json(f"/api/players/{black.name}") == {"name": black.name, "wins": 1, "losses": 0, "bot": False}
+        records = game.over.records
+        assert records is not None
+        assert server.get_json(f"/api/players/{black.name}") == {
+            "name": black.name,
+            "wins": 1,
+            "losses": 0,
+            "bot": False,
+            "rating": records["black"].rating,
+            "deviation": records["black"].deviation,
+            "volatility": records["black"].volatility,
+            "rank": records["black"].rank,
+            "rated_games": 1,
+        }
+        assert records["black"].rating == black.rating and records["black"].deviation == black.deviation
+        assert records["black"].deviation is not None and records["black"].deviation < 350.0
         assert server.get_json(f"/api/games/{game.id}")["status"] == "over"
         assert black.token is not None
         with connect(server.ws_url, black.name, black.token) as again:
@@ -393,7 +417,11 @@ def test_a_bot_and_a_person_who_asks_for_the_computer(server: ServerProcess) -> 
         assert (game.id, game.color, game.bots) == (theirs.id, "black", {"black": False, "white": True})
         assert theirs.bots == game.bots
         over = game.resign()
-        assert over.records is not None and over.records["white"] == Record(robot.name, 1, 0, True)
+        assert over.records is not None and theirs.result(timeout=10) == over
+        record = over.records["white"]
+        assert (record.name, record.wins, record.losses, record.bot, record.rated_games) == (robot.name, 1, 0, True, 1)
+        assert record.rating is not None and record.rating > 1500.0, "a game against a program is rated too"
+        assert robot.record() == Record(robot.name, 1, 0, True, record.rating, record.deviation, rank=record.rank)
 
 
 def test_the_clock_ends_the_game(tmp_path: Path, databases: Databases) -> None:

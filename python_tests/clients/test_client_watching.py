@@ -35,6 +35,11 @@ def test_a_player_watches_another_game_to_its_end(server: ServerProcess) -> None
             assert shown == (["5E"], "white", black.name, white.name)
             assert watched.connected == {"black": True, "white": True}
             assert watched.watching and watched.over is None
+            # The terms and clocks, as the players' own games have them.
+            terms = (watched.rated, watched.handicap, watched.komi, watched.time, watched.ranks)
+            assert terms == (game.rated, game.handicap, game.komi, game.time, game.ranks)
+            assert terms == (True, 0, 0.5, {"system": "per_move", "move_ms": 60_000}, {"black": "6k?", "white": "6k?"})
+            assert watched.clocks == game.clocks == {"black": {"main_ms": 60_000}, "white": {"main_ms": 60_000}}
             with pytest.raises(UnknownGameError):
                 carol.watch("nosuchgame12", timeout=10)
 
@@ -55,8 +60,10 @@ def test_a_player_watches_another_game_to_its_end(server: ServerProcess) -> None
                 playing.result(10)
             turns = [item for item in news if isinstance(item, Played)]
             assert [(t.ply, t.point) for t in turns] == [(1, "4D"), (2, "3C"), (3, None)]
-            assert all(t.remaining_ms is not None for t in turns)
+            assert all(t.remaining_ms is not None and t.clocks is not None for t in turns)
             assert isinstance(news[-1], Over) and news[-1] == game.result(10)
+            assert watched.ratings == game.ratings and watched.ratings is not None
+            assert watched.clocks == game.clocks
             assert (news[-1].winner, news[-1].reason) == ("black", "resign")
             assert watched.moves == game.moves and watched.board == game.board
             assert not watched.watching
@@ -79,9 +86,22 @@ def test_a_player_follows_the_lobby(own_server: ServerProcess) -> None:
         try:
             updates = lobby.updates(timeout=5)
             assert next(updates) == Lobby((), (), 0)
-            seeker.wire.request({"type": "seek", "size": [13, 19], "color": "white"}, "seeking")
+            byoyomi = {"system": "byoyomi", "main_ms": 600_000, "period_ms": 30_000, "periods": 5}
+            seeking = {"type": "seek", "size": [13, 19], "color": "white", "rated": False, "komi": 6.5, "time": byoyomi}
+            seeker.wire.request(seeking, "seeking")
             now = next(updates)
-            seek = {"name": seeker.name, "size": [13, 19], "color": "white", "opponent": "human", "bot": False}
+            seek = {
+                "name": seeker.name,
+                "size": [13, 19],
+                "color": "white",
+                "opponent": "human",
+                "bot": False,
+                "rank": "6k?",
+                "rated": False,
+                "handicap": 0,
+                "komi": 6.5,
+                "time": byoyomi,
+            }
             assert now == lobby.latest and now.seeks == (seek,) and now.games == ()
             lobby.close()
             assert list(updates) == [], "closed: nothing more"
