@@ -8,15 +8,22 @@ game again when its position differs from them. A move that has not come when th
 a margin has gone is abandoned, the engine restarted, and a move chosen by gokata's own quick
 search instead, so the bot never loses on time while the bridge runs. After three engine
 failures in one game the bot resigns it.
+
+The engine is told the game's time control when it starts (``time_settings``, in GTP's
+Canadian form, or ``kgs-time_settings byoyomi`` for byo-yomi when it lists that command) and
+the bot's clock before each ``genmove`` (``time_left``); an engine that lists neither is not
+told, and one that refuses them plays on.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, Optional
 
 import gokata
 from gokata.engine import EngineError, EngineProtocolError, EngineTerminated, EngineTimeout, GtpEngine, vertex
@@ -30,6 +37,7 @@ from gokata.client import (
     ServerError,
     connect,
 )
+from gokata._time_control import TimeControl
 
 log = logging.getLogger("gokata.bot")
 
@@ -50,12 +58,74 @@ class BridgeOptions:
     games: int = 1
     opponent: str = "human"
     """Whom the bot seeks: people (``human``), other bots too (``any``), or only bots."""
+    rated: bool = True
+    time: Optional[TimeControl] = None
+    """The time control the bot seeks (``None``: the server's move time)."""
 
 
 def move_margin(move_time_s: float) -> float:
     """Seconds kept back from each move's time: for the network, starting an engine again and
     the quick search that then chooses the move."""
     return min(max(1.0, move_time_s * 0.1), 10.0)
+
+
+def time_settings(control: Optional[Mapping[str, Any]], move_time_s: float, kgs: bool) -> str:
+    """What tells an engine the game's time control: ``time_settings MAIN PERIOD STONES`` (GTP's
+    Canadian form, in whole seconds: a time a move is ``0 MOVE 1``, an absolute or Fischer
+    clock ``TOTAL 0 0``, byo-yomi ``MAIN PERIOD 1``), or ``kgs-time_settings byoyomi MAIN
+    PERIOD PERIODS`` for byo-yomi when the engine knows it (``kgs``). A time a move and the
+    period of byo-yomi or Canadian time are told less the bot's margin (:func:`move_margin`)."""
+    system = control.get("system") if control else "per_move"
+
+    def seconds(key: str) -> int:
+        assert control is not None
+        return int(control[key]) // 1000
+
+    def less_margin(ms: float) -> int:
+        return max(int(ms / 1000 - move_margin(ms / 1000)), 1)
+
+    if control is None or system == "per_move":
+        return f"time_settings 0 {less_margin(move_time_s * 1000)} 1"
+    if system == "absolute":
+        return f"time_settings {seconds('total_ms')} 0 0"
+    if system == "fischer":
+        return f"time_settings {seconds('initial_ms')} 0 0"
+    period = less_margin(control["period_ms"])
+    if system == "byoyomi":
+        if kgs:
+            return f"kgs-time_settings byoyomi {seconds('main_ms')} {period} {control['periods']}"
+        return f"time_settings {seconds('main_ms')} {period} 1"
+    return f"time_settings {seconds('main_ms')} {period} {control['stones']}"
+
+
+def time_left(
+    color: str, control: Optional[Mapping[str, Any]], clock: Optional[Mapping[str, Any]], remaining_ms: int, kgs: bool
+) -> str:
+    """``time_left COLOR SECONDS STONES`` for the bot's clock, ``remaining_ms`` before it loses
+    (``clock`` as its turn began): in main time the main time left and 0; then the time left in
+    the period under way (less the margin) and the stones to play in it (under byo-yomi told
+    by ``kgs-time_settings``, the periods left; else 1, as ``time_settings`` said)."""
+    system = control.get("system") if control else "per_move"
+
+    def less_margin(ms: float, scale_ms: float) -> int:
+        return max(int(ms / 1000 - move_margin(scale_ms / 1000)), 1)
+
+    if control is None or clock is None or system in ("per_move", "absolute", "fischer"):
+        stones = 1 if system == "per_move" or control is None else 0
+        turn_ms = control.get("move_ms", remaining_ms) if control and system == "per_move" else remaining_ms
+        return f"time_left {color} {less_margin(remaining_ms, turn_ms)} {stones}"
+    period = int(control["period_ms"])
+    if system == "byoyomi":
+        main = remaining_ms - int(clock.get("periods", 0)) * period
+        if main > 0:
+            return f"time_left {color} {main // 1000} 0"
+        periods = max(math.ceil(remaining_ms / period), 1)
+        in_period = remaining_ms - (periods - 1) * period
+        return f"time_left {color} {less_margin(in_period, period)} {periods if kgs else 1}"
+    main = remaining_ms - int(clock.get("period_ms", 0))
+    if main > 0 and int(clock.get("main_ms", 0)) > 0:
+        return f"time_left {color} {main // 1000} 0"
+    return f"time_left {color} {less_margin(remaining_ms, period)} {int(clock.get('stones', 1))}"
 
 
 def accepted_sizes(engine_argv: Sequence[str], sizes: Sequence[int]) -> list[int]:
@@ -121,8 +191,10 @@ class GameRunner(threading.Thread):
         try:
             engine = self._running_engine(deadline, move_time)
             if engine.knows("time_left"):
-                budget = max(int(deadline - time.monotonic()), 1)
-                engine.send(f"time_left {game.color} {budget} 1", timeout=5.0)
+                now_ms = game.remaining_ms
+                now_ms = round(left * 1000) if now_ms is None else now_ms
+                kgs = engine.knows("kgs-time_settings") and (game.time or {}).get("system") == "byoyomi"
+                _tell(engine, time_left(game.color, game.time, game.clocks.get(game.color), now_ms, kgs))
             point = engine.play(local, timeout=deadline - time.monotonic())
         except EngineTimeout as error:
             log.warning("game %s: %s: the engine is restarted and gokata chooses", game.id, error)
@@ -143,13 +215,16 @@ class GameRunner(threading.Thread):
         self._play_point(ply, point)
 
     def _running_engine(self, deadline: float, move_time: float) -> GtpEngine:
-        """The engine, started (and told the time a move) if it is not running."""
+        """The engine, started (and told the time control) if it is not running."""
         engine = self._engine
         if engine is None:
             engine = self._engine = GtpEngine(self.engine_argv, start_timeout=max(deadline - time.monotonic(), 1.0))
-            if engine.knows("time_settings"):
-                per_move = max(int(move_time - move_margin(move_time)), 1)
-                engine.send(f"time_settings 0 {per_move} 1", timeout=5.0)
+            control = self.game.time
+            if control is not None and control.get("system") == "per_move":
+                move_time = int(control["move_ms"]) / 1000
+            command = time_settings(control, move_time, kgs=engine.knows("kgs-time_settings"))
+            if engine.knows(command.split()[0]):
+                _tell(engine, command)
         return engine
 
     def _fallback(self) -> str | None:
@@ -191,6 +266,16 @@ class GameRunner(threading.Thread):
             engine.close(timeout=1.0)
 
 
+def _tell(engine: GtpEngine, command: str) -> None:
+    """Sends a command the engine may refuse (``?``): it plays on without it."""
+    try:
+        engine.send(command, timeout=5.0)
+    except (EngineTimeout, EngineTerminated, EngineProtocolError):
+        raise
+    except EngineError as error:
+        log.info("the engine refuses %r: %s", command, error)
+
+
 def _legal(game: RemoteGame, point: str) -> bool:
     try:
         return point in game.legal_moves()
@@ -216,7 +301,14 @@ class Bridge:
                 self.stop.wait(0.5)
                 continue
             try:
-                game = player.seek(self.sizes, "any", timeout=SEEK_FOR, opponent=self.options.opponent)
+                game = player.seek(
+                    self.sizes,
+                    "any",
+                    timeout=SEEK_FOR,
+                    opponent=self.options.opponent,
+                    rated=self.options.rated,
+                    time=self.options.time,
+                )
             except TimeoutError:
                 continue
             self._take_up([game])

@@ -4,7 +4,10 @@
 ``gokata.Go`` (so a ``play`` the position does not allow is refused, as a real engine would),
 answers ``genmove`` with a legal move from gokata's quick search, and passes when its opponent
 has just passed. Every command it reads is appended to ``--log`` with its process id, and so
-is each answer to ``genmove`` once it is sent (``answered genmove: C3``)."""
+is each answer to ``genmove`` once it is sent (``answered genmove: C3``). Time commands: with
+``--time-commands`` it lists and accepts ``time_settings`` and ``time_left``, with
+``--kgs-time`` ``kgs-time_settings`` too, and with ``--refuse-time`` it lists all three and
+answers each with ``?``; without these it lists none and answers them as unknown."""
 
 from __future__ import annotations
 
@@ -26,6 +29,9 @@ def main() -> int:
     parser.add_argument("--crash", action="store_true", help="exit in the middle of each genmove")
     parser.add_argument("--nonsense", action="store_true", help="answer genmove with nonsense")
     parser.add_argument("--log", help="append every command read here")
+    parser.add_argument("--time-commands", action="store_true", help="list and accept time_settings and time_left")
+    parser.add_argument("--kgs-time", action="store_true", help="list and accept kgs-time_settings too")
+    parser.add_argument("--refuse-time", action="store_true", help="list the time commands, and answer them with ?")
     args = parser.parse_args()
     size = 19
     game = Go(size)
@@ -40,6 +46,12 @@ def main() -> int:
         sys.stdout.write(("= " if ok else "? ") + text + "\n\n")
         sys.stdout.flush()
 
+    time_commands: list[str] = []
+    if args.time_commands or args.kgs_time or args.refuse_time:
+        time_commands += ["time_settings", "time_left"]
+    if args.kgs_time or args.refuse_time:
+        time_commands.append("kgs-time_settings")
+
     for raw in sys.stdin:
         line = raw.strip()
         if not line:
@@ -47,7 +59,10 @@ def main() -> int:
         log(line)
         name, *rest = line.split()
         if name == "list_commands":
-            answer("\n".join(["boardsize", "clear_board", "komi", "play", "genmove", "quit", "list_commands"]))
+            known = ["boardsize", "clear_board", "komi", "play", "genmove", "quit", "list_commands", *time_commands]
+            answer("\n".join(known))
+        elif name in time_commands:
+            answer("not now", ok=not args.refuse_time)
         elif name == "boardsize":
             wanted = int(rest[0])
             if wanted in args.refuse:
