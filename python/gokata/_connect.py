@@ -10,10 +10,11 @@ from __future__ import annotations
 import threading
 import time
 from concurrent import futures
-from typing import Callable, Optional, TypeVar
+from typing import Callable, Optional, TypeVar, Union
 
 from gokata._saved import load_last_game, load_token, save_last_game, save_token
 from gokata._terminal import Keyboard, Screen
+from gokata._time_control import TimeControl, clock_text, describe_time
 from gokata.client import (
     BadTokenError,
     ConnectionFailedError,
@@ -67,6 +68,11 @@ class ConnectSession:
         keyboard: Keyboard,
         connect_to: Connect = _default_connect,
         opponent: str = "human",
+        *,
+        rated: bool = True,
+        time: TimeControl | None = None,
+        handicap: Union[int, str, None] = None,
+        komi: float | None = None,
     ) -> None:
         self.url = websocket_url(url)
         self.name = name
@@ -76,6 +82,7 @@ class ConnectSession:
         if opponent not in SEEKING:
             raise ValueError(f"opponent must be 'human', 'computer' or 'any', not {opponent!r}")
         self.opponent = opponent  # whom to seek
+        self.rated, self.time, self.handicap, self.komi = rated, time, handicap, komi  # the seek's terms
         self.screen = screen
         self.keyboard = keyboard
         self.connect_to = connect_to
@@ -126,7 +133,8 @@ class ConnectSession:
                 f"gokata connect {self.url} --name {player.name} --token {player.token}"
             )
         else:
-            self.say(f"Signed in as {player.name}: {_count(player.wins, 'win')}, {_count(player.losses, 'loss')}.")
+            rank = f"; rank {player.rank} (rating {player.rating:.0f})" if player.rank and player.rating is not None else ""
+            self.say(f"Signed in as {player.name}: {_count(player.wins, 'win')}, {_count(player.losses, 'loss')}{rank}.")
         return player
 
     def login(self, token: str | None) -> Player:
@@ -187,9 +195,19 @@ class ConnectSession:
         colour = "either colour" if self.color == "any" else self.color
         stop = " Type quit to stop." if self.keyboard.interactive else ""
         self.seeking = True  # until the seek ends, for a word on Ctrl-C
-        against = SEEKING[self.opponent]
+        against = SEEKING[self.opponent] + self.terms()
         self.say(f"Seeking a {self.size}x{self.size} game{against}, playing {colour}; waiting for an opponent.{stop}")
-        seeking = _in_background(lambda: player.seek(self.size, self.color, opponent=self.opponent))
+        seeking = _in_background(
+            lambda: player.seek(
+                self.size,
+                self.color,
+                opponent=self.opponent,
+                rated=self.rated,
+                time=self.time,
+                handicap=self.handicap,
+                komi=self.komi,
+            )
+        )
         while not seeking.done():
             self.watch_connection(player)
             try:
@@ -202,6 +220,20 @@ class ConnectSession:
                 return None
         self.seeking = False
         return seeking.result()
+
+    def terms(self) -> str:
+        """The seek's terms other than the defaults, in words: `` (unrated, 3 handicap stones,
+        komi 6.5, byo-yomi 10:00 + 5 x 0:30)``; empty for a rated game on the server's clock."""
+        words = [] if self.rated else ["unrated"]
+        if self.handicap == "auto":
+            words.append("handicap from the ranks")
+        elif self.handicap:
+            words.append(_count(int(self.handicap), "handicap stone"))
+        if self.komi is not None:
+            words.append(f"komi {self.komi:g}")
+        if self.time is not None:
+            words.append(describe_time(self.time))
+        return f" ({', '.join(words)})" if words else ""
 
     def while_seeking(self, line: str) -> bool:
         """Answers a line typed while seeking; True to stop seeking."""
@@ -251,9 +283,15 @@ class ConnectSession:
 
     def announce(self, game: RemoteGame) -> None:
         size = game.size["height"]
+        terms = ["rated" if game.rated else "unrated"]
+        if game.handicap:
+            terms.append(f"{_count(game.handicap, 'handicap stone')} (white moves first)")
+        terms.append(f"komi {game.komi:g}")
+        if game.time is not None:
+            terms.append(describe_time(game.time))
         self.say(
-            f"Game {game.id} on {size}x{size}: {_name(game, 'black')} (black) against {_name(game, 'white')} (white), "
-            f"komi {game.komi:g}. You play {game.color}."
+            f"Game {game.id} on {size}x{size}: {_ranked(game, 'black')} (black) against {_ranked(game, 'white')} "
+            f"(white); {', '.join(terms)}. You play {game.color}."
         )
         if self.shown == game.move_number and not game.is_over:
             self.say(str(game).rstrip("\n"))  # else the turns played since are told first
@@ -352,8 +390,17 @@ class ConnectSession:
         if over.score is not None:
             black, white, komi = over.score["black"], over.score["white"], over.score["komi"]
             self.say(f"Score: black {black:g}, white {white:g} + {komi:g} komi = {white + komi:g}.")
-        self.say(f"{winner.capitalize()} ({_name(game, winner)}) wins {over.how}.")
-        self.say("You win." if winner == game.color else "You lose.")
+        if winner is None:
+            self.say("A draw (jigo): neither wins.")
+        else:
+            self.say(f"{winner.capitalize()} ({_name(game, winner)}) wins {over.how}.")
+            self.say("You win." if winner == game.color else "You lose.")
+        if over.ratings is not None:
+            changes = [
+                f"{_name(game, color)} {change.before:.0f} -> {change.after:.0f} ({change.change:+.0f}), now {change.rank}"
+                for color, change in over.ratings.items()
+            ]
+            self.say(f"Ratings: {'; '.join(changes)}.")
         if over.records is not None:
             records = [over.records[color] for color in ("black", "white")]
         else:
@@ -403,18 +450,25 @@ def _in_background(call: Callable[[], T]) -> futures.Future[T]:
 
 
 def _turn_line(game: RemoteGame) -> str:
-    """Whose turn it is, with the time left: the status line."""
-    turn = game.turn
-    clock = _clock(game.remaining_ms)
+    """Whose turn it is, with the time left, in the form of the game's time control (and,
+    but for a time a move, the other player's clock too): the status line."""
+    turn, time, clocks, remaining = game.turn, game.time, game.clocks, game.remaining_ms
+    clock = "" if remaining is None else clock_text(time, clocks.get(turn), remaining)
+    other = "white" if turn == "black" else "black"
+    waiting = clock_text(time, clocks.get(other)) if time and time.get("system") != "per_move" and other in clocks else ""
     if turn == game.color:
         time_left = f" You have {clock}." if clock else ""
+        time_left += f" {_opponent(game)} has {waiting}." if waiting and clock else ""
     else:
         time_left = f", who has {clock}" if clock else ""
         time_left = f" Waiting for {_opponent(game)}{time_left}."
+        time_left += f" You have {waiting}." if waiting and clock else ""
     return f"{turn.capitalize()} to play (turn {game.move_number + 1}).{time_left}"
 
 
 def _ending(over: Over) -> str:
+    if over.winner is None:
+        return "Two passes in a row: the game is over."
     loser = "white" if over.winner == "black" else "black"
     if over.reason == "resign":
         return f"{loser.capitalize()} resigns."
@@ -437,19 +491,18 @@ def _name(game: RemoteGame, color: str) -> str:
     return _named(game.black if color == "black" else game.white, game.bots[color])
 
 
+def _ranked(game: RemoteGame, color: str) -> str:
+    """The name of the player of ``color``, marked if a program, and its rank at the start."""
+    ranks = game.ranks or {}
+    return _name(game, color) + (f" [{ranks[color]}]" if color in ranks else "")
+
+
 def _opponent(game: RemoteGame) -> str:
     return _name(game, "white" if game.color == "black" else "black")
 
 
 def _named(name: str, bot: bool) -> str:
     return f"{name} [bot]" if bot else name
-
-
-def _clock(remaining_ms: int | None) -> str:
-    if remaining_ms is None:
-        return ""
-    seconds = (remaining_ms + 999) // 1000
-    return f"{seconds // 60}:{seconds % 60:02d}"
 
 
 def _count(n: int, noun: str) -> str:

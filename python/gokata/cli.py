@@ -15,6 +15,7 @@ from gokata import Go, Server, __version__, solve
 from gokata._gokata import _gtp
 from gokata._match_cli import add_match, whole_number
 from gokata._play import PlaySession
+from gokata._time_control import NOTATION, TimeControl, parse_time
 
 MAX_SIZE = 25  # columns are lettered A to Z without I
 
@@ -250,7 +251,65 @@ def _add_connect(subcommands: argparse._SubParsersAction[argparse.ArgumentParser
         default="human",
         help="whom to play: a person (the default), the computer (a bot on the server) or any",
     )
+    _add_terms(client, "seek")
+    client.add_argument(
+        "--handicap", type=_handicap, metavar="N|auto",
+        help="black's handicap stones: 0, or 2 to 9 (2 to 5 on 9x9) with --unrated; auto (rated) "
+        "gives stones from the two ranks (default: an even game)",
+    )
+    client.add_argument(
+        "--komi", type=_komi, metavar="K", help="white's komi with --unrated: a multiple of 0.5 from -150 to 150 (default 0.5)"
+    )
     client.set_defaults(run=_connect)
+
+
+def _add_terms(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--time`` and ``--unrated``, for ``gokata connect`` and ``gokata bot``."""
+    parser.add_argument(
+        "--time", type=_time, metavar="CONTROL",
+        help=f"the time control to {what}: {NOTATION}; durations in s, m, h or d, 1s to 7d "
+        "(Fischer's clock grows to twice its initial time at most; default: the server's move time)",
+    )
+    parser.add_argument("--unrated", action="store_true", help=f"{what} an unrated game (default: rated)")
+
+
+def _time(text: str) -> TimeControl:
+    try:
+        return parse_time(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _handicap(text: str) -> int | str:
+    if text.strip().lower() == "auto":
+        return "auto"
+    if not text.strip().isdigit() or int(text) == 1 or int(text) > 9:
+        raise argparse.ArgumentTypeError(f"the handicap is auto, 0, or 2 to 9 stones, not {text!r}")
+    return int(text)
+
+
+def _komi(text: str) -> float:
+    try:
+        komi = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not (abs(komi) <= 150 and (komi * 2).is_integer()):
+        raise argparse.ArgumentTypeError(f"komi is a multiple of 0.5 from -150 to 150, not {text}")
+    return komi
+
+
+def _terms_error(args: argparse.Namespace) -> str | None:
+    """What is wrong with ``gokata connect``'s terms taken together, if anything: stones and
+    komi are chosen in unrated games, a rated game's handicap comes from the ranks."""
+    if not args.unrated and isinstance(args.handicap, int) and args.handicap:
+        return f"--handicap {args.handicap} is for unrated games: add --unrated (a rated game takes --handicap auto)"
+    if args.unrated and args.handicap == "auto":
+        return "--handicap auto gives stones from the ranks, in rated games only: give a number of stones with --unrated"
+    if not args.unrated and args.komi is not None and args.komi != 0.5:
+        return f"--komi {args.komi:g} is for unrated games: add --unrated (a rated game's komi is 0.5)"
+    if isinstance(args.handicap, int) and args.handicap > 5 and args.size == 9:
+        return f"--handicap {args.handicap}: at most 5 stones on 9x9"
+    return None
 
 
 def _connect(args: argparse.Namespace) -> int:
@@ -260,13 +319,28 @@ def _connect(args: argparse.Namespace) -> int:
     except ImportError as error:  # websockets is an optional dependency
         print(f"gokata connect: {error}; install it with: pip install websockets (the client extra)", file=sys.stderr)
         return 1
+    terms_error = _terms_error(args)
+    if terms_error is not None:
+        print(f"gokata connect: {terms_error}", file=sys.stderr)
+        return 2
     if isinstance(sys.stdout, io.TextIOWrapper):
         sys.stdout.reconfigure(errors="backslashreplace")
     try:
         screen = Screen(sys.stdout, live=sys.stdout.isatty())
         keyboard = Keyboard(sys.stdin.fileno())
         session = ConnectSession(
-            args.url, args.name, args.token, args.size, args.color, screen, keyboard, opponent=args.opponent
+            args.url,
+            args.name,
+            args.token,
+            args.size,
+            args.color,
+            screen,
+            keyboard,
+            opponent=args.opponent,
+            rated=not args.unrated,
+            time=args.time,
+            handicap=args.handicap,
+            komi=args.komi,
         )
         session.run()
     except KeyboardInterrupt:  # the session said why
@@ -363,6 +437,7 @@ def _add_bot(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         default="human",
         help="whom to seek: people (default), other bots, or either",
     )
+    _add_terms(bot, "seek")
     bot.set_defaults(run=_bot)
 
 
@@ -404,7 +479,9 @@ def _bot(args: argparse.Namespace) -> int:
     except ValueError as error:  # a bad URL
         print(f"gokata bot: {error}", file=sys.stderr)
         return 1
-    options = BridgeOptions(args.url, args.name, token, engine, args.sizes, args.games, args.opponent)
+    options = BridgeOptions(
+        args.url, args.name, token, engine, args.sizes, args.games, args.opponent, rated=not args.unrated, time=args.time
+    )
 
     def saved(new_token: str) -> None:
         where = save_token(args.url, args.name, new_token)

@@ -272,7 +272,10 @@ def test_a_person_plays_the_computer_shown_as_a_bot(
     with BotPlayer(server.ws_url, robot) as bot:
         with Terminal(server.ws_url, me, tmp_path, "--opponent", opponent, "--color", "black") as terminal:
             terminal.expect_line(f"Seeking a 9x9 game {against}, playing black; waiting for an opponent. Type quit to stop.")
-            terminal.expect(rf"Game \w+ on 9x9: {me} \(black\) against {robot} \[bot\] \(white\), komi 0\.5\. You play black\.")
+            terminal.expect(
+                rf"Game \w+ on 9x9: {me} \[6k\?\] \(black\) against {robot} \[bot\] \[6k\?\] \(white\); "
+                r"rated, komi 0\.5, 1:00 a move\. You play black\."
+            )
             terminal.expect(r"Black to play \(turn 1\)\. You have \d:\d\d\.")
             terminal.types("5E\n")
             terminal.expect_line("Black plays 5E.")
@@ -285,12 +288,18 @@ def test_a_person_plays_the_computer_shown_as_a_bot(
             terminal.expect_line("Black passes.")
             terminal.expect_line("Two passes in a row: the game is over.")
             ending = terminal.expect(rf"(?m)^(Black \({me}\)|White \({robot} \[bot\]\)) wins by [\d.]+ points?\.$")
+            change = r"1500 -> (\d+) \(([+-]\d+)\), now \d+k\?"
+            ratings = terminal.expect(rf"(?m)^Ratings: {me} {change}; {robot} \[bot\] {change}\.$")
             terminal.expect(rf"(?m)^Records: {me} \d+ wins?, \d+ loss(es)?; {robot} \[bot\] \d+ wins?, \d+ loss(es)?\.$")
             assert terminal.finish() == 0
         (game,) = bot.played
         over = game.result(timeout=WAIT)
-        assert over.reason == "passes" and ending.group(0).startswith(over.winner.capitalize())
+        assert over.reason == "passes" and over.winner is not None and ending.group(0).startswith(over.winner.capitalize())
         assert ending.group(0).endswith(f" wins {over.how}.")
+        assert over.ratings is not None and game.rated
+        shown = [(int(ratings.group(n)), int(ratings.group(n + 1))) for n in (1, 3)]
+        assert shown == [(round(r.after), round(r.change)) for r in over.ratings.values()]
+        assert (int(ratings.group(2)) > 0) == (over.winner == "black")
         assert game.bots == {"black": False, "white": True} and game.moves[-2:] == [None, None]
 
 

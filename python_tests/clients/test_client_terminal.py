@@ -162,13 +162,21 @@ def test_leaving_and_coming_back_with_the_saved_token(server: ServerProcess, tmp
     second = start(server.ws_url, me, tmp_path, stdin=lines("resign"))
     run = finish(second)
     assert run.status == 0, run.err + run.out
-    assert f"Signed in as {me}: 0 wins, 0 losses." in run.lines
+    assert f"Signed in as {me}: 0 wins, 0 losses; rank 6k? (rating 1500)." in run.lines
     assert f"Continuing game {game.id}." in run.lines
     assert run.boards[0][4] == "....x...." and run.boards[0][5] == "....o...."
     assert run.boards[0][6] == "..x......"
     assert "White resigns." in run.lines
     assert f"Black ({them}) wins by resignation." in run.lines  # the page's words
     assert "You lose." in run.lines
+    (finished,) = server.get_json(f"/api/players/{me}/games")["games"]  # the server's account of it
+    assert (finished["id"], finished["winner"], finished["rated"]) == (game.id, "black", True)
+    ratings = finished["ratings"]
+    black_after, white_after = round(ratings["black"]["after"]), round(ratings["white"]["after"])
+    assert run.lines[-2] == (
+        f"Ratings: {them} 1500 -> {black_after} ({black_after - 1500:+d}), now {ratings['black']['rank']}; "
+        f"{me} 1500 -> {white_after} ({white_after - 1500:+d}), now {ratings['white']['rank']}."
+    )
     assert run.lines[-1] == f"Records: {them} 1 win, 0 losses; {me} 0 wins, 1 loss."
 
 
