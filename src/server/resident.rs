@@ -16,7 +16,7 @@ use super::game::{ServerGame, BOARD_SIZES};
 use super::hub::{ConnId, Event, Outgoing};
 use super::protocol::{AskedTerms, ClientFrame, Opponent, SeekColor};
 use super::socket::new_connection_id;
-use super::terms::GameTerms;
+use super::terms::{GameTerms, HandicapAsk};
 use super::time_control::{Clock, TimeControl};
 use gokata_engine::bot::{Bot, Budget, Decision, Settings};
 use gokata_engine::{coord, Color};
@@ -62,6 +62,9 @@ struct Player {
     games: HashMap<String, Tracked>,
     /// A seek is waiting (or sent).
     seeking: bool,
+    /// The person's seek that the waiting one answers (its name and terms), if it is not the
+    /// bot's own default seek.
+    answering: Option<String>,
     /// Searches at once: one a core.
     searches: Arc<Semaphore>,
     budget: Budget,
@@ -92,6 +95,7 @@ pub async fn play(resident: Resident, events: mpsc::Sender<Event>, move_time: Du
         events: events.clone(),
         games: HashMap::new(),
         seeking: false,
+        answering: None,
         searches: Arc::new(Semaphore::new(cores)),
         budget: Budget::playouts(PLAYOUTS).capped(THINK_TIME.min(move_time / 3)),
         decided,
@@ -105,8 +109,16 @@ pub async fn play(resident: Resident, events: mpsc::Sender<Event>, move_time: Du
         conn,
         name: resident.name,
     };
-    if events.send(connected).await.is_err() || events.send(signed_in).await.is_err() {
-        return;
+    // The lobby, to answer people who ask for the computer on terms of their own.
+    let watch_lobby = Event::Frame {
+        conn,
+        frame: Ok(ClientFrame::WatchLobby),
+        reference: None,
+    };
+    for event in [connected, signed_in, watch_lobby] {
+        if events.send(event).await.is_err() {
+            return;
+        }
     }
     // A seek refused (the database away, say) is sought again on the next tick, not at once.
     let mut retry = tokio::time::interval(RETRY_SEEK);
@@ -141,6 +153,7 @@ impl Player {
             }
             Some("start") => {
                 self.seeking = false;
+                self.answering = None;
                 self.track(&message["game"]);
             }
             Some("state") => self.track(&message["game"]),
@@ -151,6 +164,7 @@ impl Player {
                 }
             }
             Some("seeking") => self.seeking = true,
+            Some("lobby") => self.answer_lobby(&message["seeks"]).await,
             Some("error") => {
                 eprintln!("gokata serve: the bot was refused: {}", message["message"]);
                 if let Some(id) = message["game"].as_str() {
@@ -208,6 +222,34 @@ impl Player {
         if ply > known || tracked.game.play(color, ply, message["point"].as_str()).is_err() {
             let game = id.to_string();
             self.send(ClientFrame::Sync { game }).await; // a turn was missed: read the game again
+        }
+    }
+
+    /// Seeks what the oldest person asking for the computer asks (any time control, rated or
+    /// not, handicap and komi), so that it is paired at once; back to the default seek when
+    /// nobody asks any more.
+    async fn answer_lobby(&mut self, seeks: &Value) {
+        if self.games.len() >= self.max_games {
+            return;
+        }
+        let asking = seeks.as_array().into_iter().flatten().find_map(|seek| {
+            let wants_computer = matches!(seek["opponent"].as_str(), Some("computer" | "any"));
+            (wants_computer && seek["bot"] == false && seek["name"].as_str() != Some(&self.name))
+                .then(|| answer_to(seek))
+                .flatten()
+        });
+        match asking {
+            Some((key, frame)) if self.answering.as_ref() != Some(&key) => {
+                self.answering = Some(key);
+                self.seeking = true;
+                self.send(frame).await;
+            }
+            Some(_) => {}
+            None if self.answering.is_some() => {
+                self.answering = None;
+                self.seeking = false; // the default seek again, below
+            }
+            None => {}
         }
     }
 
@@ -291,6 +333,38 @@ impl Player {
             })
             .await;
     }
+}
+
+/// The seek that fits a person's waiting seek (as the lobby lists it), and a key naming it.
+fn answer_to(seek: &Value) -> Option<(String, ClientFrame)> {
+    let size = match &seek["size"] {
+        Value::Array(sizes) => sizes.first()?.as_u64()?,
+        size => size.as_u64()?,
+    };
+    let size = BOARD_SIZES.into_iter().find(|&s| s as u64 == size)?;
+    let color = match seek["color"].as_str()? {
+        "black" => SeekColor::White,
+        "white" => SeekColor::Black,
+        _ => SeekColor::Any,
+    };
+    let handicap = match &seek["handicap"] {
+        Value::String(auto) if auto == "auto" => HandicapAsk::Auto,
+        stones => HandicapAsk::Stones(u32::try_from(stones.as_u64()?).ok()?),
+    };
+    let terms = AskedTerms {
+        rated: seek["rated"].as_bool()?,
+        handicap,
+        komi: seek["komi"].as_f64()?,
+        time: Some(TimeControl::parse(&seek["time"]).ok()?),
+    };
+    let key = format!("{} {}", seek["name"], seek);
+    let frame = ClientFrame::Seek {
+        sizes: vec![size],
+        color,
+        opponent: Opponent::Human,
+        terms,
+    };
+    Some((key, frame))
 }
 
 /// The game a STATE describes, replayed.
