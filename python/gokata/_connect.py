@@ -91,6 +91,7 @@ class ConnectSession:
         self.seeking = False
         self.connected = True  # as last reported
         self.opponent_connected = True  # as last reported
+        self.board_shown = False  # whether the game's board was printed yet
 
     def run(self) -> None:
         """Plays until the game ends, ``quit`` or the end of the input. Raises ServerError if
@@ -294,7 +295,7 @@ class ConnectSession:
             f"(white); {', '.join(terms)}. You play {game.color}."
         )
         if self.shown == game.move_number and not game.is_over:
-            self.say(str(game).rstrip("\n"))  # else the turns played since are told first
+            self.show_board(game)  # else the turns played since are told first
         self.opponent_connected = game.opponent_connected or game.is_over
         if not self.opponent_connected:
             self.say(f"{_opponent(game)} is not connected (the clock runs on).")
@@ -365,13 +366,17 @@ class ConnectSession:
         self.shown = len(history)
         for played in new:
             self.say(_describe(played))
-        if any(played.point is not None for played in new):
-            self.say(str(game).rstrip("\n"))
+        if any(played.point is not None for played in new) or (new and not self.board_shown):
+            self.show_board(game)  # a stone played, or the first board (handicap stones)
         if not over:
             self.report_opponent(game)
         if not over and not self.screen.status_shown:
             self.say_turn(game)
         return over
+
+    def show_board(self, game: RemoteGame) -> None:
+        self.say(str(game).rstrip("\n"))
+        self.board_shown = True
 
     def report_opponent(self, game: RemoteGame) -> None:
         """Says when the opponent leaves the server and when they are back."""

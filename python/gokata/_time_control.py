@@ -118,6 +118,8 @@ def parse_time(text: str) -> TimeControl:
 
 def _duration(part: str, what: str, whole: str) -> int:
     """Milliseconds of ``1h30m``, ``30s``, ``1.5m``."""
+    if not part:
+        raise ValueError(f"time control {whole!r}: {what} is missing: try {NOTATION}")
     if not re.fullmatch(r"(?:[0-9]+(?:\.[0-9]+)?[smhd])+", part):
         hint = " (a unit is needed: s, m, h or d)" if re.fullmatch(r"[0-9.]+", part) else ""
         raise ValueError(
