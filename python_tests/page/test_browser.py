@@ -12,7 +12,8 @@ The page's testable hooks: every intersection carries ``data-point`` (kata form,
 have the ids ``name``, ``token``, ``signin``, ``size``, ``color``, ``seek``, ``cancel``,
 ``pass``, ``resign``, ``status``, ``result``, ``error`` and ``player``; beside the board,
 ``black-name``, ``black-bot``, ``black-captures``, ``black-passed``, ``black-gone`` (and
-white's), ``clock`` and ``move-number``; the player's own token is ``my-token``. The lobby
+white's), ``black-clock`` and ``white-clock`` (the running one of class ``running``) and
+``move-number``; the player's own token is ``my-token``. The lobby
 (test_browser_lobby.py) is ``lobby``, with ``lobby-seeks``, ``lobby-games`` (an item's
 ``data-game``) and ``opponent``; ``to-lobby`` puts a finished or watched game away for it.
 
@@ -46,6 +47,7 @@ from support.browser_page import (
     marked,
     player,
     record,
+    running_clock,
     seats,
     shows,
     until,
@@ -58,6 +60,9 @@ from support.server_process import ServerProcess, Wire, fresh_name, play, sign_i
 
 SHORT_MOVE_TIME = 3.0
 """The move time of the timeout test, in seconds."""
+TERMS = "rated, 5 min a move"
+"""A seek's terms in words, as the page seeks them unless told otherwise: rated, even, the
+server's time a move (5 minutes here)."""
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +93,7 @@ def test_two_browsers_play_a_game_to_two_passes(
         page.sign_in(name)
 
     alice.seek(9, "black")
-    eventually(lambda: alice.text("status"), "Waiting for an opponent: 9×9, black…", what="alice seeking")
+    eventually(lambda: alice.text("status"), f"Waiting for an opponent: 9×9, black, {TERMS}…", what="alice seeking")
     assert alice.shown("cancel") and not alice.shown("seek")
     bob.seek(9, "any")
     until(lambda: alice.stored("gokata.game") is not None and bob.stored("gokata.game") is not None)
@@ -101,7 +106,7 @@ def test_two_browsers_play_a_game_to_two_passes(
         assert page.text("game-title") == f"{alice_name} (black) against {bob_name} (white), 9×9"
         assert not page.shown("seek") and not page.shown("cancel")  # no seeking while playing
         assert page.text("result") == "" and page.text("error") == ""
-    assert alice.text("clock").startswith("Black: ")
+    assert running_clock(alice) == "black" and alice.text("white-clock") == "5:00"
     in_step(server, game, pages, 0)
     assert alice.enabled("pass") and not bob.enabled("pass")
 
@@ -167,7 +172,7 @@ def test_two_browsers_play_a_game_to_two_passes(
         eventually(lambda: page.text("result"), expected, what=f"the result on the {color} page")
         assert page.shown("result") and page.shown("seek")  # seek again
         assert not page.enabled("pass") and not page.enabled("resign")
-        assert page.text("clock") == ""
+        assert running_clock(page) is None
         shot = tmp_path / f"finished-9x9-{color}.png"
         page.set_viewport(*VIEWPORTS["1280x800"])  # a laptop's, for the README
         page.screenshot(shot)
@@ -192,7 +197,7 @@ def test_two_browsers_play_a_game_to_two_passes(
     assert shows(alice, state) == expected_view(state, "black")
     assert alice.shown("board") and alice.shown("seek")
     alice.seek(9, "any")
-    eventually(lambda: alice.text("status"), "Waiting for an opponent: 9×9, any colour…")
+    eventually(lambda: alice.text("status"), f"Waiting for an opponent: 9×9, any colour, {TERMS}…")
     assert alice.text("result") == "" and not alice.shown("board")
     alice.element("cancel").click()
     eventually(lambda: alice.text("status"), f"Signed in as {alice_name}. Choose a board and seek a game.")
@@ -216,10 +221,10 @@ def test_a_timeout_shows_the_result_in_both_pages(
             page.open()
             page.sign_in(name)
         black.seek(9, "black")
-        eventually(lambda: black.text("status"), "Waiting for an opponent: 9×9, black…")
+        eventually(lambda: black.text("status"), "Waiting for an opponent: 9×9, black, rated, 3 s a move…")
         white.seek(9, "white")
         for page in (black, white):
-            until(lambda: page.text("clock").startswith("Black: 0:0"), what="the clock counting down")
+            until(lambda: page.text("black-clock").startswith("0:0"), what="the clock counting down")
         game = black.stored("gokata.game")
         assert game is not None
         records = f"Records: {black_name}: 0 wins, 1 loss; {white_name}: 1 win, 0 losses."
@@ -270,7 +275,7 @@ def test_a_game_that_ended_while_the_page_was_away_shows_its_result(
         assert page.text("player") == record(server, name) == f"{name}: 1 win, 0 losses"
 
         page.seek(13, "any")
-        eventually(lambda: page.text("status"), "Waiting for an opponent: 13×13, any colour…")
+        eventually(lambda: page.text("status"), f"Waiting for an opponent: 13×13, any colour, {TERMS}…")
         assert page.text("result") == "" and not page.shown("board")
         page.assert_clean()
     finally:
@@ -338,7 +343,7 @@ def test_anyone_can_watch_a_game_without_a_name(server: ServerProcess, browsers:
         assert viewer.shown("signin") and not viewer.enabled("pass") and not viewer.enabled("resign")
         for label, (width, height, phone) in VIEWPORTS.items():
             viewer.set_viewport(width, height, phone)
-            assert viewer.out_of_view(("board", "status", "black-name", "white-name", "clock")) == [], label
+            assert viewer.out_of_view(("board", "status", "black-name", "white-name", "black-clock", "white-clock")) == [], label
 
         # A click is explained, and goes nowhere.
         viewer.click("3C")
@@ -561,7 +566,7 @@ def test_seek_then_cancel(server: ServerProcess, browsers: Callable[[str], Page]
     name = fresh_name("seeker")
     page.sign_in(name)
     page.seek(19, "white")
-    eventually(lambda: page.text("status"), "Waiting for an opponent: 19×19, white…")
+    eventually(lambda: page.text("status"), f"Waiting for an opponent: 19×19, white, {TERMS}…")
     assert page.shown("cancel") and not page.shown("seek")
     page.element("cancel").click()
     eventually(lambda: page.text("status"), f"Signed in as {name}. Choose a board and seek a game.")
@@ -696,7 +701,7 @@ def test_the_opponent_leaving_and_coming_back_is_shown(server: ServerProcess, br
         f"{bob_name} left the game; the clock runs on. Waiting for {bob_name} (white) to move.",
         what="alice's move played",
     )
-    assert alice.text("clock").startswith("White: ")
+    assert running_clock(alice) == "white"
 
     bob.driver.back()
     eventually(
@@ -734,9 +739,11 @@ def test_the_opponent_leaving_and_coming_back_is_shown(server: ServerProcess, br
         page.assert_clean()
 
 
-IN_VIEW = ("board", "status", "black-name", "white-name", "white-passed", "white-gone", "clock", "pass", "resign")
+IN_VIEW = (
+    "board", "status", "black-name", "white-name", "white-passed", "white-gone", "black-clock", "white-clock", "pass", "resign"
+)
 """What a player must see without scrolling while playing: the board, whose turn it is, both
-names, the opponent's pass and absence, the clock, Pass and Resign."""
+names, the opponent's pass and absence, both clocks, Pass and Resign."""
 
 
 def test_the_game_fits_the_window_on_laptops_and_phones(
@@ -768,7 +775,7 @@ def test_the_game_fits_the_window_on_laptops_and_phones(
             )
             for label, (width, height, phone) in VIEWPORTS.items():
                 page.set_viewport(width, height, phone)
-                until(lambda: page.text("clock") != "", what="the clock")
+                until(lambda: page.text("black-clock") != "", what="the clock")
                 assert page.out_of_view(IN_VIEW) == [], f"{size}x{size} at {label}"
                 board = page.rect("board")
                 assert board["width"] == pytest.approx(board["height"], abs=1)

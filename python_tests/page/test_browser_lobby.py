@@ -37,11 +37,15 @@ from support.databases import Databases
 from support.server_process import Frame, ServerProcess, fresh_name, sign_in
 
 NO_SEEKS = "Nobody is waiting for an opponent."
+TERMS = "rated, 5 min a move"
+"""The terms of a seek that names none, in words: rated, even, the server's time a move."""
+NEW = "6k?"
+"""A new player's rank: 6 kyu, uncertain."""
 NO_GAMES = "No game is being played."
 LOBBY_EVERY = 1.0
 """Seconds between two lobbies the server pushes to a page that follows it, at the least."""
 BOT_TITLE = "A program, not a person"
-PLAYING_IN_VIEW = ("board", "status", "black-name", "white-name", "white-bot", "clock", "pass", "resign")
+PLAYING_IN_VIEW = ("board", "status", "black-name", "white-name", "white-bot", "black-clock", "white-clock", "pass", "resign")
 """What a player of a bot must see without scrolling (test_browser.IN_VIEW, but for the marks
 of a pass and an absence, which a fresh game has not)."""
 
@@ -156,8 +160,8 @@ def test_a_person_plays_the_computer_while_another_window_watches_from_the_lobby
     assert alice.shown("lobby")
 
     alice.seek(9, "black", "computer")
-    eventually(lambda: alice.text("status"), "Waiting for the computer: 9×9, black…")
-    eventually(lambda: lobby(watcher)[0], [f"{person}, 9×9, black, wants the computer"], what="the seek listed")
+    eventually(lambda: alice.text("status"), f"Waiting for the computer: 9×9, black, {TERMS}…")
+    eventually(lambda: lobby(watcher)[0], [f"{person} {NEW}, 9×9, black, wants the computer, {TERMS}"], what="the seek listed")
 
     with BotPlayer(server.ws_url, robot):
         until(lambda: alice.stored("gokata.game") is not None, what="the game with the computer")
@@ -176,7 +180,7 @@ def test_a_person_plays_the_computer_while_another_window_watches_from_the_lobby
 
         # The seek paired is gone from the lobby; the game is there, with a link to watch it.
         eventually(lambda: lobby(watcher), ([NO_SEEKS], [listed_game(state)]), what="the game listed")
-        watcher.driver.find_element(By.CSS_SELECTOR, f'#lobby-games [data-game="{game}"] a').click()
+        watcher.driver.find_element(By.CSS_SELECTOR, f'#lobby-games [data-game="{game}"] a.watch').click()
         pages: dict[Optional[str], Page] = {"black": alice, None: watcher}
         agree(state, pages)
         assert watcher.shown("white-bot") and not watcher.shown("lobby")
@@ -215,7 +219,7 @@ def test_a_person_plays_the_computer_while_another_window_watches_from_the_lobby
 def test_the_lobby_marks_bots_and_is_followed_only_while_it_is_on_show(
     server: ServerProcess, browsers: Callable[[str], Page]
 ) -> None:
-    """Every seek waiting is listed, oldest first, in words (sizes, colour, whom it wants), a
+    """Every seek waiting is listed, oldest first, in words (rank, sizes, colour, whom it wants, terms), a
     program's marked; a seek withdrawn leaves the list. The lists are followed (pushed by the
     server) while the lobby is on show, and not while the tab is hidden or a game of the
     player's is on."""
@@ -228,13 +232,13 @@ def test_the_lobby_marks_bots_and_is_followed_only_while_it_is_on_show(
 
     robot = fresh_name("robot")
     with BotPlayer(server.ws_url, robot):
-        robot_seek = f"{robot} [bot], 9×9, any colour, wants a person"
+        robot_seek = f"{robot} {NEW} [bot], 9×9, any colour, wants a person, {TERMS}"
         eventually(lambda: lobby(page)[0], [robot_seek], what="the bot's seek")
         other = sign_in(server, fresh_name("dave"))
         try:
             frame = {"type": "seek", "size": [13, 19], "color": "white", "opponent": "any"}
             other.wire.request(frame, "seeking")
-            other_seek = f"{other.name}, 13×13 or 19×19, white, wants anyone"
+            other_seek = f"{other.name} {NEW}, 13×13 or 19×19, white, wants anyone, {TERMS}"
             eventually(lambda: lobby(page)[0], [robot_seek, other_seek], what="both seeks, oldest first")
             other.wire.request({"type": "cancel"}, "cancelled")
             eventually(lambda: lobby(page)[0], [robot_seek], what="the seek withdrawn")
@@ -281,7 +285,7 @@ def test_a_lone_player_plays_the_computer_of_gokata_serve_bot(
     with ServerProcess(databases.new(tmp_path, "server"), 300.0, ("--bot",)) as built_in:
         page = browsers(url_of(built_in))
         page.open()
-        computer_seek = "gokata-bot [bot], 9×9, 13×13 or 19×19, any colour, wants a person"
+        computer_seek = f"gokata-bot {NEW} [bot], 9×9, 13×13 or 19×19, any colour, wants a person, {TERMS}"
         eventually(lambda: lobby(page), ([computer_seek], [NO_GAMES]), what="the computer waiting")
         name = fresh_name("lone")
         page.sign_in(name)

@@ -367,12 +367,18 @@ def without_clock(state: Frame) -> Frame:
     return {key: value for key, value in state.items() if key != "remaining_ms"}
 
 
+def mover(state: Frame, ply: int) -> str:
+    """The colour of turn ``ply``: black moves first, white in a handicap game."""
+    first, second = ("white", "black") if state.get("handicap", 0) >= 2 else ("black", "white")
+    return first if ply % 2 == 0 else second
+
+
 def passer(state: Frame) -> Optional[str]:
     """The colour that passed on the last turn of a game still played, if any."""
     moves = state["moves"]
     if state["status"] != "playing" or not moves or moves[-1] is not None:
         return None
-    return "black" if len(moves) % 2 == 1 else "white"
+    return mover(state, len(moves) - 1)
 
 
 def status_for(state: Frame, color: Optional[str]) -> str:
@@ -409,17 +415,25 @@ def seats(page: Page) -> Seats:
 
 
 def expected_seats(state: Frame) -> Seats:
-    """The captures counted from the server's STATE: the stones a colour's opponent played that
-    are no longer on the board."""
-    played = {"black": 0, "white": 0}
+    """The captures counted from the server's STATE: the stones a colour's opponent played (black's
+    handicap stones too) that are no longer on the board."""
+    handicap = state.get("handicap", 0)
+    played = {"black": handicap if handicap >= 2 else 0, "white": 0}
     for ply, point in enumerate(state["moves"]):
         if point is not None:
-            played["black" if ply % 2 == 0 else "white"] += 1
+            played[mover(state, ply)] += 1
     on_board = {color: sum(row.count(STONES[color]) for row in state["board"]) for color in ("black", "white")}
     taken = {"black": played["white"] - on_board["white"], "white": played["black"] - on_board["black"]}
     words = [f"{taken[color]} capture{'' if taken[color] == 1 else 's'}" for color in ("black", "white")]
     passed = passer(state)
     return words[0], words[1], [] if passed is None else [passed], f"Move {len(state['moves'])}"
+
+
+def running_clock(page: Page) -> Optional[str]:
+    """The colour whose clock the page shows running (marked ``running``), if any."""
+    running = [c for c in ("black", "white") if "running" in (page.element(f"{c}-clock").get_attribute("class") or "")]
+    assert len(running) <= 1, running
+    return running[0] if running else None
 
 
 def shows(page: Page, state: Frame, comebacks: bool = False) -> tuple[list[str], list[str], str, Seats]:

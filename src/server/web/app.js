@@ -1,6 +1,8 @@
-// The gokata page: sign in, seek, play, on the v1 protocol (docs/protocol.md). No framework,
-// no build step, no request to any other host. The server is the authority: the page shows
-// what the server says and sends what the player does.
+// The gokata page: sign in, seek (rated or not, a time control, a handicap), play, watch, and
+// the leaderboard and each player's games, on the v1 protocol (docs/protocol.md). No
+// framework, no build step, no request to any other host. The server is the authority: the
+// page shows what the server says and sends what the player does. Player names and anything
+// else the server relays are written as text, never as HTML.
 "use strict";
 
 (() => {
@@ -46,11 +48,12 @@
   let socket = null;
   let wanted = null; // the name to sign in as, while the page wants a connection
   let wantedToken = null; // the token typed with it, if any (else the saved one is used)
-  let me = null; // {name, wins, losses, bot} after welcome
+  let me = null; // {name, wins, losses, bot, rating, deviation, rank} after welcome
   let game = null; // the STATE shown, kept current from played/over/state
   let pending = null; // {game, ply, frame}: a turn sent and not yet acknowledged
-  let seeking = null; // {size, color, opponent} while a seek waits
+  let seeking = null; // the seek as the server echoed it (`seeking`), while it waits
   let deadline = null; // performance.now() when the player to move runs out of time
+  let stopped = null; // how long the last turn of the game shown had run when the game ended
   let retries = 0;
   let retryTimer = null;
   let parked = false; // the page was left (maybe kept to come back to): no connection meanwhile
@@ -177,7 +180,7 @@
 
   const handlers = {
     welcome(m) {
-      me = { name: m.name, wins: m.wins, losses: m.losses, bot: m.bot === true };
+      me = { name: m.name, wins: m.wins, losses: m.losses, bot: m.bot === true, rating: m.rating, deviation: m.deviation, rank: m.rank };
       saved.keep(m.name, m.token);
       wantedToken = null;
       $("name").value = m.name;
@@ -203,7 +206,8 @@
       render();
     },
     seeking(m) {
-      seeking = { size: m.size, color: m.color, opponent: m.opponent || "human" };
+      const { type, ref, ...terms } = m;
+      seeking = { opponent: "human", ...terms };
       render();
     },
     cancelled() {
@@ -229,6 +233,8 @@
       for (const point of m.captured) setStone(point, STONE.empty);
       game.to_move = m.to_move;
       game.remaining_ms = m.remaining_ms;
+      game.move_time_ms = m.remaining_ms; // the new turn's whole time
+      if (m.clocks) game.clocks = m.clocks;
       deadline = performance.now() + m.remaining_ms;
       back = [];
       if (pending && pending.ply === m.ply) pending = null;
@@ -243,8 +249,10 @@
         if (me && record.name.toLowerCase() === me.name.toLowerCase()) Object.assign(me, record);
       }
       if (!game || m.game !== game.id) return render();
+      stopped = m.reason === "timeout" ? game.move_time_ms : elapsed(game.to_move);
       Object.assign(game, { status: "over", winner: m.winner, reason: m.reason, score: m.score, remaining_ms: null });
       game.records = m.records;
+      game.ratings = m.ratings || null;
       pending = null;
       render();
     },
@@ -307,6 +315,7 @@
     if (!fresh && state.connected) noteComebacks(game.connected, state.connected);
     game = state;
     deadline = state.status === "playing" ? performance.now() + state.remaining_ms : null;
+    stopped = null;
     if (state.status === "playing" && myColor()) localStorage.setItem("gokata.game", state.id);
     if (fresh) {
       buildBoard(state.size);
@@ -314,6 +323,7 @@
     }
     if (moved) showGhost(null);
     if (state.status === "over" && !state.records) fetchRecords(state);
+    if (state.status === "over" && state.rated && state.ratings === undefined) fetchRatings(state);
     for (let row = 0; row < state.size; row++) {
       for (let col = 0; col < state.size; col++) setStone(pointName(row, col), state.board[row][col]);
     }
@@ -335,6 +345,21 @@
       }
     } catch {
       // The result stands without the records.
+    }
+  }
+
+  // A rated game seen after it ended gets its rating changes from its black player's list.
+  async function fetchRatings(state) {
+    state.ratings = null;
+    try {
+      const listed = await getJSON(`/api/players/${encodeURIComponent(state.black)}/games`);
+      const found = listed.games.find((g) => g.id === state.id);
+      if (found && found.ratings && game === state) {
+        game.ratings = found.ratings;
+        render();
+      }
+    } catch {
+      // The result stands without them.
     }
   }
 
@@ -530,6 +555,59 @@
   // The name of the shown game's player of `color`.
   const who = (color) => named(game[color], isBot(color));
   const OPPONENTS = { human: "an opponent", computer: "the computer", any: "an opponent, a person or the computer" };
+  const playerHref = (name) => `#player=${encodeURIComponent(name)}`;
+
+  // A duration in words: "5 min", "30 s", "1 day", "1 h 30 min", "1.5 s".
+  function span(ms) {
+    const units = [[86400000, (n) => (n === 1 ? "1 day" : `${n} days`)], [3600000, (n) => `${n} h`], [60000, (n) => `${n} min`]];
+    const parts = [];
+    let rest = ms;
+    for (const [size, words] of units) {
+      if (rest >= size) parts.push(words(Math.floor(rest / size)));
+      rest %= size;
+    }
+    if (rest || !parts.length) parts.push(`${rest / 1000} s`);
+    return parts.join(" ");
+  }
+
+  // A time control in words, as the presets are named: "10 min + 5 × 30 s byo-yomi".
+  function timeText(t) {
+    if (!t) return "the server's time a move";
+    switch (t.system) {
+      case "per_move": return `${span(t.move_ms)} a move`;
+      case "absolute": return `${span(t.total_ms)} for the game`;
+      case "fischer": return `${span(t.initial_ms)} + ${span(t.increment_ms)} Fischer (max ${span(t.max_ms)})`;
+      case "byoyomi": return `${span(t.main_ms)} + ${t.periods} × ${span(t.period_ms)} byo-yomi`;
+      case "canadian": return `${span(t.main_ms)} + ${plural(t.stones, "stone")} / ${span(t.period_ms)} Canadian`;
+      default: return t.system;
+    }
+  }
+
+  // A seek's terms (as `seeking` and the lobby give them): "rated, 5 min a move".
+  function termsText(t) {
+    const parts = [t.rated === false ? "unrated" : "rated"];
+    if (t.handicap === "auto") parts.push("handicap from the ranks");
+    else if (t.handicap > 0) parts.push(`${t.handicap} handicap stones`);
+    if (t.rated === false) parts.push(`komi ${t.komi}`);
+    parts.push(timeText(t.time));
+    return parts.join(", ");
+  }
+
+  // A game's terms (STATE): "Rated, even, komi 0.5, 10 min + 5 × 30 s byo-yomi."
+  function gameTermsText(g) {
+    const stones = g.handicap >= 2 ? `${g.handicap} handicap stones` : "even";
+    const rated = g.rated === undefined ? "" : g.rated ? "Rated, " : "Unrated, ";
+    return title(`${rated}${stones}, komi ${g.komi}${g.time ? `, ${timeText(g.time)}` : ""}.`);
+  }
+
+  // A rating change: "1500 → 1662 (4k?)".
+  const change = (r) => `${Math.round(r.before)} → ${Math.round(r.after)} (${r.rank})`;
+
+  function ratingsText() {
+    if (!game || game.status !== "over" || !game.ratings) return "";
+    const r = game.ratings;
+    return `Ratings: ${who("black")} ${change(r.black)}; ${who("white")} ${change(r.white)}.`;
+  }
 
   function statusText() {
     if (game && game.status === "playing") return presenceText() + passText() + (ghost ? ghostText() : turnText());
@@ -537,7 +615,7 @@
     if (!me) return game ? "The game is over. Sign in to play." : "Sign in to play.";
     if (seeking) {
       const colour = seeking.color === "any" ? "any colour" : seeking.color;
-      return `Waiting for ${OPPONENTS[seeking.opponent]}: ${seeking.size}×${seeking.size}, ${colour}…`;
+      return `Waiting for ${OPPONENTS[seeking.opponent]}: ${sizesText(seeking.size)}, ${colour}, ${termsText(seeking)}…`;
     }
     if (game && game.status === "over") return "The game is over. Seek another one?";
     return `Signed in as ${me.name}. Choose a board and seek a game.`;
@@ -573,17 +651,20 @@
 
   function resultText() {
     if (!game || game.status !== "over") return "";
-    const winner = who(game.winner);
-    const how = {
-      resign: `${title(game.winner)} (${winner}) wins by resignation.`,
-      timeout: `${title(game.winner)} (${winner}) wins on time: ${other(game.winner)} took too long.`,
-      passes: `${title(game.winner)} (${winner}) wins after two passes.`,
-    }[game.reason];
-    let text = how;
+    let text = "A draw.";
+    if (game.winner) {
+      const winner = who(game.winner);
+      text = {
+        resign: `${title(game.winner)} (${winner}) wins by resignation.`,
+        timeout: `${title(game.winner)} (${winner}) wins on time: ${other(game.winner)} took too long.`,
+        passes: `${title(game.winner)} (${winner}) wins after two passes.`,
+      }[game.reason];
+    }
     if (game.score) {
       const s = game.score;
       const margin = Math.abs(s.black - (s.white + s.komi));
-      text += ` Area score: black ${s.black}, white ${s.white} + ${s.komi} komi = ${s.white + s.komi}; by ${margin} points.`;
+      const by = margin ? `by ${margin} points` : "a draw";
+      text += ` Area score: black ${s.black}, white ${s.white} + ${s.komi} komi = ${s.white + s.komi}; ${by}.`;
     }
     if (game.records) text += ` Records: ${record(game.records.black)}; ${record(game.records.white)}.`;
     return text;
@@ -599,19 +680,28 @@
 
   function render() {
     $("player").textContent = me ? record(me) : "Not signed in";
+    $("player-link").href = me ? playerHref(me.name) : "#";
+    $("my-rank").hidden = !me;
+    if (me) {
+      $("my-rank").textContent = me.rank || "";
+      $("my-rank").title = `Rating ${Math.round(me.rating)} ± ${Math.round(me.deviation)}`;
+    }
     const playing = game && game.status === "playing";
     const mine = myColor();
-    $("signin-panel").hidden = Boolean(me);
+    const away = Boolean(route().page); // the leaderboard or a player's page is on show
+    $("directory").hidden = !away;
+    $("directory-back").textContent = playing && mine ? "Back to your game" : game ? "Back to the game" : "Back to the lobby";
+    $("signin-panel").hidden = Boolean(me) || away;
     $("signout").hidden = !me;
     $("token-box").hidden = !me;
-    $("options").hidden = !me;
-    $("seek-panel").hidden = !me || (playing && mine !== null);
+    $("options").hidden = !me || away;
+    $("seek-panel").hidden = !me || away || (playing && mine !== null);
     $("seek").hidden = Boolean(seeking);
     $("cancel").hidden = !seeking;
-    $("game-panel").hidden = !game;
-    $("lobby").hidden = Boolean(game); // a game on show has the window to itself
+    $("game-panel").hidden = !game || away;
+    $("lobby").hidden = Boolean(game) || away; // a game on show has the window to itself
     $("to-lobby").hidden = !game || (playing && mine !== null);
-    document.body.classList.toggle("with-game", Boolean(game));
+    document.body.classList.toggle("with-game", Boolean(game) && !away);
     $("pass").disabled = !playing || mine !== game.to_move || Boolean(pending);
     $("resign").disabled = !playing || !mine;
     if (game) {
@@ -621,6 +711,8 @@
       $("sgf").href = `/api/games/${encodeURIComponent(game.id)}.sgf`;
     }
     $("result").textContent = resultText();
+    $("ratings").textContent = ratingsText();
+    $("terms").textContent = game ? gameTermsText(game) : "";
     setStatus(statusText());
     tick();
     tellTurn();
@@ -663,6 +755,8 @@
     const passer = lastPasser();
     for (const color of ["black", "white"]) {
       $(`${color}-name`).textContent = game[color];
+      $(`${color}-name`).href = playerHref(game[color]);
+      $(`${color}-rank`).textContent = (game.ranks && game.ranks[color]) || "";
       $(`${color}-bot`).hidden = !isBot(color);
       $(`${color}-captures`).textContent = plural(taken[color], "capture");
       $(`${color}-passed`).hidden = passer !== color;
@@ -672,11 +766,16 @@
     $("move-number").textContent = `Move ${game.moves.length}`;
   }
 
-  // The stones each colour has taken: those its opponent played, less those still on the board.
+  // The colour of a turn: black moves first, but white in a handicap game.
+  const first = () => (game.handicap >= 2 ? "white" : "black");
+  const colorOf = (ply) => (ply % 2 === 0 ? first() : other(first()));
+
+  // The stones each colour has taken: those its opponent played (black's handicap stones too),
+  // less those still on the board.
   function captures() {
-    const played = { black: 0, white: 0 };
+    const played = { black: game.handicap >= 2 ? game.handicap : 0, white: 0 };
     game.moves.forEach((point, ply) => {
-      if (point) played[ply % 2 === 0 ? "black" : "white"] += 1;
+      if (point) played[colorOf(ply)] += 1;
     });
     const left = { black: 0, white: 0 };
     for (const line of game.board) {
@@ -688,24 +787,77 @@
     return { black: played.white - left.white, white: played.black - left.black };
   }
 
-  // The colour whose pass was the last turn of a game still played (black moves first).
+  // The colour whose pass was the last turn of a game still played.
   function lastPasser() {
     if (!game || game.status !== "playing" || !game.moves.length) return null;
     if (game.moves[game.moves.length - 1] !== null) return null;
-    return game.moves.length % 2 === 1 ? "black" : "white";
+    return colorOf(game.moves.length - 1);
   }
 
+  // --- clocks -----------------------------------------------------------------------------
+
+  // How long the turn of the player of `color` has run: 0 for the player waiting.
+  function elapsed(color) {
+    if (!game || color !== game.to_move) return 0;
+    if (game.status !== "playing") return stopped !== null ? stopped : game.reason === "timeout" ? game.move_time_ms : 0;
+    if (deadline === null) return 0;
+    return Math.min(game.move_time_ms, Math.max(0, game.move_time_ms - (deadline - performance.now())));
+  }
+
+  // Each player's clock as its system shows it: main time, then byo-yomi periods ("3 × 0:30")
+  // or a Canadian period ("12 stones / 4:10"); the player to move's running down from the
+  // clock its turn began with.
   function tick() {
-    const clock = $("clock");
-    if (!game || game.status !== "playing" || deadline === null) {
-      clock.textContent = "";
-      return;
+    for (const color of ["black", "white"]) {
+      const element = $(`${color}-clock`);
+      const time = game && (game.time || { system: "per_move", move_ms: game.move_time_ms });
+      const clock = game && ((game.clocks && game.clocks[color]) || { main_ms: game.move_time_ms });
+      if (!game || !clock) {
+        element.replaceChildren();
+        continue;
+      }
+      const shown = clockView(time, clock, elapsed(color));
+      const running = game.status === "playing" && game.to_move === color;
+      const text = shown.extra ? `${shown.main} ${shown.extra}` : shown.main;
+      if (element.textContent !== text) {
+        const extra = document.createElement("span");
+        extra.className = "extra";
+        extra.textContent = shown.extra || "";
+        element.replaceChildren(shown.main, ...(shown.extra ? [" ", extra] : []));
+      }
+      element.classList.toggle("running", running);
+      element.classList.toggle("low", Boolean(running && shown.low));
+      element.setAttribute("aria-label", `${title(color)}'s clock: ${text.replace(" × ", " periods of ")}`);
     }
-    const left = Math.max(0, deadline - performance.now());
-    const seconds = Math.ceil(left / 1000);
-    clock.textContent = `${title(game.to_move)}: ${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
-    clock.classList.toggle("low", left < 30000);
-    clock.setAttribute("aria-label", `${game.to_move} has ${seconds} seconds left`);
+  }
+
+  // `clock` (CLOCK of the protocol) after `spent` ms of the turn: {main, extra, low}.
+  function clockView(time, clock, spent) {
+    const main = clock.main_ms - spent;
+    if (time.system === "byoyomi") {
+      const periods = (n, left) => `${n} × ${countdown(left)}`;
+      if (main > 0) return { main: countdown(main), extra: `+ ${periods(clock.periods, clock.period_ms)}` };
+      const used = Math.floor(-main / clock.period_ms);
+      const left = clock.period_ms - (-main % clock.period_ms);
+      if (used >= clock.periods) return { main: countdown(0), low: true };
+      return { main: periods(clock.periods - used, left), low: left < 10000 };
+    }
+    if (time.system === "canadian") {
+      const stones = (left) => `${plural(clock.stones, "stone")} / ${countdown(left)}`;
+      if (clock.main_ms > 0 && main > 0) return { main: countdown(main), extra: `+ ${stones(clock.period_ms)}` };
+      const left = clock.period_ms + Math.min(0, main);
+      return { main: stones(Math.max(0, left)), low: left / clock.stones < 10000 };
+    }
+    return { main: countdown(main), low: main < 30000 };
+  }
+
+  // A time left as a clock shows it, whole seconds rounded up: "4:59", "1:02:03", "2d 5h".
+  function countdown(ms) {
+    const s = Math.ceil(Math.max(0, ms) / 1000);
+    const two = (n) => String(n).padStart(2, "0");
+    if (s >= 86400) return `${Math.floor(s / 86400)}d ${Math.floor((s % 86400) / 3600)}h`;
+    if (s >= 3600) return `${Math.floor(s / 3600)}:${two(Math.floor((s % 3600) / 60))}:${two(s % 60)}`;
+    return `${Math.floor(s / 60)}:${two(s % 60)}`;
   }
 
   // --- watching ---------------------------------------------------------------------------
@@ -739,9 +891,10 @@
 
   function showSeeks(seeks) {
     const items = seeks.map((seek) => {
-      const item = lobbyItem(seek.name, seek.bot);
+      const item = lobbyItem(seek.name, seek.bot, seek.rank);
       item.dataset.seek = seek.name;
-      item.append(`, ${sizesText(seek.size)}, ${COLOURS[seek.color] || seek.color}, ${WANTS[seek.opponent] || seek.opponent}`);
+      const wants = WANTS[seek.opponent] || seek.opponent;
+      item.append(`, ${sizesText(seek.size)}, ${COLOURS[seek.color] || seek.color}, ${wants}, ${termsText(seek)}`);
       return item;
     });
     fillList("lobby-seeks", items, "Nobody is waiting for an opponent.");
@@ -749,14 +902,16 @@
 
   function showGames(games, total) {
     const items = games.map((listed) => {
-      const item = lobbyItem(listed.black, listed.bots.black);
+      const rank = (color) => listed.ranks && listed.ranks[color];
+      const item = lobbyItem(listed.black, listed.bots.black, rank("black"));
       item.dataset.game = listed.id;
       item.append(" against ");
-      item.append(...playerName(listed.white, listed.bots.white));
+      item.append(...playerName(listed.white, listed.bots.white, rank("white")));
       item.append(`, ${listed.size}×${listed.size}, move ${listed.moves} `);
       const link = document.createElement("a");
       link.href = `#game=${encodeURIComponent(listed.id)}`;
       link.textContent = "Watch";
+      link.className = "watch";
       link.setAttribute("aria-label", `Watch ${named(listed.black, listed.bots.black)} against ${named(listed.white, listed.bots.white)}`);
       item.append(link);
       return item;
@@ -770,23 +925,26 @@
   }
 
   // A list item that starts with a player's name.
-  function lobbyItem(name, bot) {
+  function lobbyItem(name, bot, rank) {
     const item = document.createElement("li");
-    item.append(...playerName(name, bot));
+    item.append(...playerName(name, bot, rank));
     return item;
   }
 
-  // A name as shown beside the board: a program's carries a "bot" badge.
-  function playerName(name, bot) {
-    const text = document.createElement("span");
-    text.className = "name";
-    text.textContent = name;
-    if (!bot) return [text];
-    const badge = document.createElement("span");
-    badge.className = "bot";
-    badge.title = "A program, not a person";
-    badge.textContent = "bot";
-    return [text, " ", badge];
+  // A name as shown beside the board, a link to the player's page: then the rank, if known; a
+  // program's carries a "bot" badge.
+  function playerName(name, bot, rank) {
+    const parts = [element("a", { className: "name", href: playerHref(name) }, name)];
+    if (rank) parts.push(" ", element("span", { className: "rank" }, rank));
+    if (bot) parts.push(" ", element("span", { className: "bot", title: "A program, not a person" }, "bot"));
+    return parts;
+  }
+
+  // A new element with these properties, holding these children (text as text).
+  function element(tag, properties = {}, ...children) {
+    const made = Object.assign(document.createElement(tag), properties);
+    made.append(...children);
+    return made;
   }
 
   function fillList(id, items, empty) {
@@ -803,6 +961,238 @@
   function sizesText(size) {
     const sizes = (Array.isArray(size) ? size : [size]).map((n) => `${n}×${n}`);
     return sizes.length === 1 ? sizes[0] : `${sizes.slice(0, -1).join(", ")} or ${sizes[sizes.length - 1]}`;
+  }
+
+  // --- the seek's terms -------------------------------------------------------------------
+
+  // The time controls offered as OGS offers them; "server": none named, the server's per-move
+  // time (what programs and `gokata connect` seek unless told otherwise).
+  const PRESETS = {
+    server: null,
+    live: { system: "per_move", move_ms: 300000 },
+    byoyomi: { system: "byoyomi", main_ms: 600000, period_ms: 30000, periods: 5 },
+    fischer: { system: "fischer", initial_ms: 300000, increment_ms: 5000, max_ms: 600000 },
+    day: { system: "per_move", move_ms: 86400000 },
+  };
+  // The custom form's fields of each system: [input, the protocol's name, the label if another].
+  const CUSTOM = {
+    per_move: [["t-main", "move_ms", "Time a move"]],
+    absolute: [["t-main", "total_ms", "Time for the game"]],
+    fischer: [["t-main", "initial_ms", "Starting time"], ["t-increment", "increment_ms"], ["t-max", "max_ms"]],
+    byoyomi: [["t-main", "main_ms", "Main time"], ["t-period", "period_ms"], ["t-periods", "periods"]],
+    canadian: [["t-main", "main_ms", "Main time"], ["t-period", "period_ms"], ["t-stones", "stones"]],
+  };
+  const COUNTS = { periods: [1, 30], stones: [1, 100] };
+  const SEEK_FIELDS = ["size", "color", "opponent", "rated", "handicap", "komi", "time", "time-system",
+    "t-main", "t-increment", "t-max", "t-period", "t-periods", "t-stones"];
+
+  // "30s", "10m", "1h 30m", "2d", "1:30", "1:00:00", "90" (seconds): milliseconds, or NaN.
+  function parseDuration(text) {
+    const t = text.trim().toLowerCase();
+    if (/^\d+(:[0-5]?\d){1,2}$/.test(t)) return t.split(":").reduce((sum, part) => sum * 60 + Number(part), 0) * 1000;
+    if (/^\d+(\.\d+)?$/.test(t)) return Math.round(Number(t) * 1000);
+    const unit = { d: 86400, h: 3600, m: 60, s: 1 };
+    const parts = [...t.matchAll(/(\d+(?:\.\d+)?)\s*(d|days?|h|hours?|m|mins?|minutes?|s|secs?|seconds?)(?=\s|\d|$)\s*/g)];
+    if (!parts.length || parts.map((m) => m[0]).join("") !== t) return NaN;
+    return Math.round(parts.reduce((sum, m) => sum + Number(m[1]) * unit[m[2][0]], 0) * 1000);
+  }
+
+  // The handicaps a seek may ask: rated, none or from the ranks; unrated, none or 2 to 9 stones
+  // (5 on 9x9). The choice is kept where it still may be.
+  function fillHandicaps() {
+    const rated = $("rated").value === "rated";
+    const choices = rated ? [["0", "None (even)"], ["auto", "From the ranks"]] : [["0", "None"]];
+    if (!rated) for (let n = 2; n <= ($("size").value === "9" ? 5 : 9); n++) choices.push([String(n), `${n} stones`]);
+    const before = $("handicap").value;
+    $("handicap").replaceChildren(...choices.map(([value, text]) => element("option", { value }, text)));
+    if (choices.some(([value]) => value === before)) $("handicap").value = before;
+    $("komi-field").hidden = rated;
+  }
+
+  function showCustomTime() {
+    $("custom-time").hidden = $("time").value !== "custom";
+    const fields = CUSTOM[$("time-system").value];
+    for (const span of document.querySelectorAll("#custom-time .field")) {
+      span.hidden = !fields.some(([id]) => id === span.dataset.for);
+    }
+    $("t-main-label").textContent = fields[0][2];
+  }
+
+  // The seek frame the form asks for; an Error naming the field if one is wrong.
+  function seekFrame() {
+    const frame = { type: "seek", size: Number($("size").value), color: $("color").value, opponent: $("opponent").value };
+    frame.rated = $("rated").value === "rated";
+    const handicap = $("handicap").value;
+    frame.handicap = handicap === "auto" ? "auto" : Number(handicap);
+    if (!frame.rated) {
+      const komi = Number($("komi").value);
+      if ($("komi").value.trim() === "" || !Number.isFinite(komi) || Math.abs(komi) > 150 || (komi * 2) % 1 !== 0) {
+        throw new Error(`Komi must be a multiple of 0.5 from -150 to 150, not "${$("komi").value}".`);
+      }
+      frame.komi = komi;
+    }
+    const chosen = $("time").value;
+    if (chosen !== "custom") {
+      if (PRESETS[chosen]) frame.time = PRESETS[chosen];
+      return frame;
+    }
+    const system = $("time-system").value;
+    frame.time = { system };
+    for (const [id, name, label] of CUSTOM[system]) {
+      const words = label || document.querySelector(`label[for="${id}"]`).textContent;
+      const text = $(id).value;
+      if (COUNTS[name]) {
+        const [low, high] = COUNTS[name];
+        const n = Number(text);
+        if (!Number.isInteger(n) || n < low || n > high) throw new Error(`${words}: a whole number from ${low} to ${high}, not "${text}".`);
+        frame.time[name] = n;
+      } else {
+        const ms = parseDuration(text);
+        if (!(ms >= 1000 && ms <= 604800000)) {
+          throw new Error(`${words}: "${text}" is not a time from 1 second to 7 days (write 30s, 10m, 1h 30m, 1d or 1:30).`);
+        }
+        frame.time[name] = ms;
+      }
+    }
+    if (system === "fischer" && frame.time.max_ms < frame.time.initial_ms) {
+      throw new Error("At most: the most a Fischer clock may hold is at least its starting time.");
+    }
+    return frame;
+  }
+
+  // The form's choices are kept for the next visit.
+  function keepSeekChoices() {
+    const kept = {};
+    for (const id of SEEK_FIELDS) kept[id] = $(id).value;
+    localStorage.setItem("gokata.seek", JSON.stringify(kept));
+  }
+
+  function restoreSeekChoices() {
+    let kept = {};
+    try {
+      kept = JSON.parse(localStorage.getItem("gokata.seek") || "{}") || {};
+    } catch {
+      // none kept
+    }
+    for (const id of SEEK_FIELDS) {
+      if (id === "handicap") fillHandicaps();
+      const value = kept[id];
+      if (typeof value !== "string") continue;
+      const field = $(id);
+      if (field.tagName !== "SELECT" || [...field.options].some((o) => o.value === value)) field.value = value;
+    }
+    fillHandicaps();
+    showCustomTime();
+  }
+
+  for (const [key, time] of Object.entries(PRESETS)) if (time) $("time").querySelector(`[value="${key}"]`).textContent = timeText(time);
+  for (const id of ["rated", "size"]) $(id).addEventListener("change", fillHandicaps);
+  for (const id of ["time", "time-system"]) $(id).addEventListener("change", showCustomTime);
+
+  // --- the leaderboard and the players' pages ----------------------------------------------
+
+  // `#leaderboard`, and `#player=NAME` (`&before=ID`: the page of games older than that one).
+  function route() {
+    const hash = location.hash.slice(1);
+    if (hash === "leaderboard") return { page: "leaderboard" };
+    const match = /^player=([^&]+)(?:&before=([A-Za-z0-9]+))?$/.exec(hash);
+    if (!match) return { page: null };
+    try {
+      return { page: "player", name: decodeURIComponent(match[1]), before: match[2] || null };
+    } catch {
+      return { page: null };
+    }
+  }
+
+  async function getJSON(path) {
+    const response = await fetch(path);
+    let body = null;
+    try {
+      body = await response.json();
+    } catch {
+      // not JSON
+    }
+    if (!response.ok) throw new Error((body && body.error) || `the server answered ${response.status}`);
+    return body;
+  }
+
+  let shownRoute = ""; // the address whose page is shown or on its way
+
+  // Fetches and shows the page of the address (the leaderboard or a player's), once per visit.
+  async function showDirectory() {
+    const where = route();
+    if (!where.page) {
+      shownRoute = "";
+      return;
+    }
+    if (shownRoute === location.hash) return;
+    const hash = (shownRoute = location.hash);
+    const body = $("directory-body");
+    $("directory-title").textContent = where.page === "leaderboard" ? "Leaderboard" : where.name;
+    body.replaceChildren(element("p", { className: "help" }, "Loading…"));
+    try {
+      const [heading, parts] = where.page === "leaderboard" ? ["Leaderboard", await leaderboard()] : await playerPage(where);
+      if (shownRoute !== hash) return;
+      $("directory-title").replaceChildren(...[].concat(heading));
+      body.replaceChildren(...parts);
+    } catch (problem) {
+      if (shownRoute === hash) body.replaceChildren(element("p", { className: "help" }, `${title(problem.message)}.`));
+    }
+  }
+
+  async function leaderboard() {
+    const { players } = await getJSON("/api/leaderboard");
+    if (!players.length) return [element("p", { className: "help" }, "Nobody has a settled rank yet: it takes a few rated games.")];
+    const cells = (tag, texts) => element("tr", {}, ...texts.map((text) => element(tag, {}, ...[].concat(text))));
+    const rows = players.map((p, i) => cells("td", [String(i + 1), playerName(p.name, p.bot), p.rank,
+      String(Math.round(p.rating)), `${p.wins}–${p.losses}`]));
+    const table = element("table", { id: "leaderboard-table" },
+      element("thead", {}, cells("th", ["#", "Player", "Rank", "Rating", "Won–lost"])), element("tbody", {}, ...rows));
+    return [table, element("p", { className: "help" }, "Players with a settled rank (a rating deviation under 160), by rating.")];
+  }
+
+  async function playerPage({ name, before }) {
+    const query = before ? `?before=${encodeURIComponent(before)}` : "";
+    const [p, list] = await Promise.all([
+      getJSON(`/api/players/${encodeURIComponent(name)}`),
+      getJSON(`/api/players/${encodeURIComponent(name)}/games${query}`),
+    ]);
+    const heading = [p.name, ...playerName(p.name, p.bot, p.rank).slice(1)];
+    const summary = element("p", { id: "player-summary" }, `Rating ${Math.round(p.rating)} ± ${Math.round(p.deviation)}, ` +
+      `${plural(p.rated_games, "rated game")}; ${plural(p.wins, "win")}, ${plural(p.losses, "loss")}.`);
+    const games = list.games.map((g) => gameItem(p.name, g));
+    if (!games.length) games.push(element("li", { className: "none" }, before ? "No older games." : "No finished game yet."));
+    const pages = element("p", { className: "pages" });
+    if (before) pages.append(element("a", { href: playerHref(p.name) }, "Newest games"), " ");
+    if (list.games.length >= 50) {
+      const last = list.games[list.games.length - 1].id;
+      pages.append(element("a", { id: "next-page", href: `${playerHref(p.name)}&before=${encodeURIComponent(last)}` }, "Next page"));
+    }
+    const listed = element("ul", { id: "player-games" }, ...games);
+    return [heading, [summary, element("h3", {}, before ? "Older games" : "Finished games"), listed, pages]];
+  }
+
+  // One finished game of the player's list, in the player's words: "Won against bob 5k (white),
+  // 9×9, by resignation; rated, 10 min + 5 × 30 s byo-yomi; 1500 → 1662 (4k?). View".
+  function gameItem(name, g) {
+    const color = g.black.toLowerCase() === name.toLowerCase() ? "black" : "white";
+    const opponent = other(color);
+    const outcome = g.winner === null ? "Draw" : g.winner === color ? "Won" : "Lost";
+    let how = { resign: "by resignation", timeout: "on time", passes: "after two passes" }[g.reason] || g.reason;
+    if (g.score) {
+      const margin = Math.abs(g.score.black - (g.score.white + g.score.komi));
+      how = margin ? `by ${margin} points` : "on points";
+    }
+    const terms = termsText(g);
+    const rating = g.ratings ? `; ${change(g.ratings[color])}` : "";
+    const item = element("li", {}, element("strong", {}, outcome), ` as ${color} against `,
+      ...playerName(g[opponent], false, g.ranks && g.ranks[opponent]),
+      `, ${g.size}×${g.size}, ${how}, ${plural(g.moves, "move")}; ${terms}${rating}. `);
+    item.dataset.game = g.id;
+    // A game of one's own being played stays in this tab: another game opens in a new one.
+    const busy = game && game.status === "playing" && myColor();
+    item.append(element("a", { href: `#game=${encodeURIComponent(g.id)}`, ...(busy ? { target: "_blank" } : {}) }, "View"));
+    return item;
   }
 
   // --- controls ---------------------------------------------------------------------------
@@ -881,15 +1271,23 @@
 
   window.addEventListener("hashchange", () => {
     if (game && game.id !== watchedGame() && !myColor()) game = null;
+    showDirectory();
     render();
   });
 
   $("seek-form").addEventListener("submit", (event) => {
     event.preventDefault();
+    let frame;
+    try {
+      frame = seekFrame();
+    } catch (problem) {
+      return showError(problem.message);
+    }
+    keepSeekChoices();
     showError("");
     putAwayGame();
     render();
-    send({ type: "seek", size: Number($("size").value), color: $("color").value, opponent: $("opponent").value });
+    send(frame);
   });
 
   // A finished or watched game is put away for the lobby (a game of one's own, once over).
@@ -919,6 +1317,8 @@
   });
 
   setInterval(tick, 250);
+  restoreSeekChoices();
+  showDirectory();
   $("sound").checked = localStorage.getItem("gokata.sound") === "on";
   $("confirm").checked = localStorage.getItem("gokata.confirm") !== "off";
   const current = saved.current();
