@@ -68,6 +68,24 @@ pub enum Refusal {
     },
 }
 
+/// The most undo requests a player may make in one game.
+pub const MAX_UNDO_REQUESTS: u32 = 3;
+
+/// Undo in a game: the request waiting for the opponent's answer, and how many each player
+/// has made (black first).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UndoState {
+    pub pending: Option<UndoRequest>,
+    pub asked: [u32; 2],
+}
+
+/// A request to take back the last turn, `ply` turns into the game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UndoRequest {
+    pub by: Color,
+    pub ply: usize,
+}
+
 #[derive(Clone)]
 pub struct ServerGame {
     pub id: String,
@@ -79,6 +97,9 @@ pub struct ServerGame {
     /// Each player's clock, black first: for the player to move, as it stood when the turn
     /// began (the hub measures the turn).
     clocks: [Clock; 2],
+    /// Both clocks after each turn, in the order of `moves` (what an undo goes back to).
+    clock_history: Vec<[Clock; 2]>,
+    pub undo: UndoState,
     game: Game,
     moves: Vec<Option<String>>,
     result: Option<GameResult>,
@@ -100,6 +121,8 @@ impl ServerGame {
             white,
             bots: [false; 2],
             clocks: [clock; 2],
+            clock_history: Vec::new(),
+            undo: UndoState::default(),
             terms,
             game,
             moves: Vec::new(),
@@ -134,12 +157,17 @@ impl ServerGame {
             let color = game.to_move();
             game.play(color, ply, point.as_deref())
                 .map_err(|refusal| format!("game {} turn {ply}: {refusal:?}", stored.id))?;
+            // Turns stored before clocks were: the clocks as at the start.
+            if let Some(Some(clocks)) = stored.turn_clocks.get(ply) {
+                game.set_clocks(*clocks);
+            }
         }
         // A stored result stands even where replay would end otherwise (a timeout, say).
         if stored.result.is_some() {
             game.result = stored.result;
         }
-        game.clocks = stored.clocks;
+        game.set_clocks(stored.clocks);
+        game.undo = stored.undo;
         Ok(game)
     }
 
@@ -158,6 +186,8 @@ impl ServerGame {
             bots: self.bots,
             terms: self.terms.clone(),
             clocks: self.clocks,
+            turn_clocks: self.clock_history.iter().copied().map(Some).collect(),
+            undo: self.undo,
             moves: self.moves.clone(),
             result: self.result,
         }
@@ -199,13 +229,37 @@ impl ServerGame {
         self.terms.time.after_turn(&self.clock(color), elapsed_ms)
     }
 
+    /// `color`'s clock after its turn (the turn just played).
     pub fn set_clock(&mut self, color: Color, clock: Clock) {
         self.clocks[color_index(color)] = clock;
+        if let Some(last) = self.clock_history.last_mut() {
+            *last = self.clocks;
+        }
     }
 
-    /// Takes the clocks that the store has (a turn another process played).
+    /// Takes the clocks that the store has (after a turn another process played).
     pub fn set_clocks(&mut self, clocks: [Clock; 2]) {
         self.clocks = clocks;
+        if let Some(last) = self.clock_history.last_mut() {
+            *last = clocks;
+        }
+    }
+
+    /// Takes back the last turn (captures restored), its player to move again with the clocks
+    /// as they stood before it; the colour that played it. `None` if no turn was played.
+    pub fn undo_last_turn(&mut self) -> Option<Color> {
+        if self.is_over() || self.moves.is_empty() {
+            return None;
+        }
+        self.game.rollback(1).ok()?;
+        self.moves.pop();
+        self.clock_history.pop();
+        self.clocks = match self.clock_history.last() {
+            Some(clocks) => *clocks,
+            None => [self.terms.time.new_clock(); 2],
+        };
+        self.undo.pending = None;
+        Some(self.to_move())
     }
 
     pub fn result(&self) -> Option<GameResult> {
@@ -284,6 +338,8 @@ impl ServerGame {
         let Some(text) = point else {
             self.game.pass();
             self.moves.push(None);
+            self.clock_history.push(self.clocks);
+            self.undo.pending = None;
             let second_pass = self.moves.len() >= 2 && self.moves[self.moves.len() - 2].is_none();
             if second_pass {
                 let score = area_score(self.game.board(), self.terms.komi);
@@ -330,6 +386,8 @@ impl ServerGame {
         self.game.play_as(color, p).expect("checked legal above");
         let name = coord::format(row, col, size);
         self.moves.push(Some(name.clone()));
+        self.clock_history.push(self.clocks);
+        self.undo.pending = None;
         Ok(Turn {
             ply,
             color,
@@ -485,6 +543,36 @@ mod tests {
             g.game.record(),
             "the same turns from the same start"
         );
+    }
+
+    #[test]
+    fn an_undo_takes_back_the_last_turn_its_captures_and_its_clock() {
+        let time = TimeControl::Absolute { total_ms: 10_000 };
+        let mut g = ServerGame::new("g".into(), 9, "a".into(), "b".into(), GameTerms::plain(time));
+        for (ply, (point, elapsed)) in [("2A", 1_000), ("1A", 2_000), ("1B", 3_000)]
+            .into_iter()
+            .enumerate()
+        {
+            let color = g.to_move();
+            let clock = g.clock_after(color, elapsed).unwrap();
+            g.play(color, ply, Some(point)).unwrap();
+            g.set_clock(color, clock);
+        }
+        assert_eq!(g.clock(Color::Black).main_ms, 6_000);
+        let before = g.board_rows();
+        assert_eq!(g.undo_last_turn(), Some(Color::Black));
+        assert_eq!(g.moves().len(), 2);
+        assert_eq!(g.board_rows()[8], "o........", "the captured stone is back");
+        assert_ne!(g.board_rows(), before);
+        assert_eq!(
+            g.clock(Color::Black).main_ms,
+            9_000,
+            "black's clock before its turn"
+        );
+        assert_eq!(g.clock(Color::White).main_ms, 8_000);
+        let again = ServerGame::from_stored(&g.stored()).unwrap();
+        assert_eq!(again.clocks(), g.clocks());
+        assert_eq!(again.board_rows(), g.board_rows());
     }
 
     #[test]

@@ -51,6 +51,8 @@ impl Resident {
 struct Decided {
     game: String,
     ply: usize,
+    /// The turns of the position thought about (a turn taken back since may have changed it).
+    moves: Vec<Option<String>>,
     frame: ClientFrame,
 }
 
@@ -157,6 +159,13 @@ impl Player {
                 self.track(&message["game"]);
             }
             Some("state") => self.track(&message["game"]),
+            Some("undone") => {
+                if let Some(id) = message["game"]["id"].as_str() {
+                    self.games.remove(id);
+                }
+                self.track(&message["game"]);
+            }
+            Some("undo_requested") => self.answer_undo(&message).await,
             Some("played") => self.on_played(&message).await,
             Some("over") => {
                 if let Some(id) = message["game"].as_str() {
@@ -253,6 +262,25 @@ impl Player {
         }
     }
 
+    /// Programs accept taking back a turn in unrated games only.
+    async fn answer_undo(&mut self, message: &Value) {
+        let (Some(id), Some(ply)) = (message["game"].as_str(), message["ply"].as_u64()) else {
+            return;
+        };
+        let Some(tracked) = self.games.get(id) else {
+            return;
+        };
+        if message["by"].as_str() == Some(tracked.color.name()) {
+            return;
+        }
+        let answer = ClientFrame::UndoAnswer {
+            game: id.to_string(),
+            ply: ply as usize,
+            accept: !tracked.game.terms.rated,
+        };
+        self.send(answer).await;
+    }
+
     async fn seek_if_room(&mut self) {
         if self.seeking || self.games.len() >= self.max_games {
             return;
@@ -276,6 +304,7 @@ impl Player {
             }
             tracked.thinking = Some(ply);
             let position = tracked.game.position().clone();
+            let moves = tracked.game.moves().to_vec();
             let (game, budget) = (id.clone(), self.budget.capped(tracked.think_time));
             let komi = tracked.game.terms.komi;
             let (searches, decided) = (self.searches.clone(), self.decided.clone());
@@ -302,6 +331,7 @@ impl Player {
                         .send(Decided {
                             game: game_id,
                             ply,
+                            moves,
                             frame,
                         })
                         .await;
@@ -318,7 +348,7 @@ impl Player {
         if tracked.thinking == Some(decided.ply) {
             tracked.thinking = None;
         }
-        if tracked.game.moves().len() == decided.ply && !tracked.game.is_over() {
+        if tracked.game.moves() == decided.moves.as_slice() && !tracked.game.is_over() {
             self.send(decided.frame).await;
         }
     }
@@ -376,6 +406,7 @@ fn game_of(state: &Value) -> Option<ServerGame> {
     }
     let (black, white) = (state["black"].as_str()?, state["white"].as_str()?);
     let terms = GameTerms {
+        rated: state["rated"].as_bool().unwrap_or(true),
         handicap: u32::try_from(state["handicap"].as_u64().unwrap_or(0)).ok()?,
         komi: state["komi"].as_f64()?,
         ..GameTerms::plain(TimeControl::parse(&state["time"]).ok()?)

@@ -139,6 +139,8 @@ impl Hub {
             let stored = match write {
                 Write::Turn { ply, .. } => live.is_none_or(|live| live.game.moves().len() > *ply),
                 Write::Finish { .. } | Write::NewGame(_) => live.is_none(),
+                // Read again, the game tells; the request is sent again either way.
+                Write::Undo { .. } => false,
             };
             if !stored {
                 let refused = Refused::new(
@@ -186,6 +188,7 @@ impl Hub {
                 };
                 let _ = reply.send(answer);
             }
+            Delivery::Undone { game, plies, text } => self.announce_undone(&game, plies, &text),
             Delivery::ToWatchers {
                 game,
                 players,

@@ -213,6 +213,12 @@ enum Delivery {
         ply: Option<usize>,
         text: Arc<str>,
     },
+    /// `undone` to both players and the watchers, who follow the game from `plies` turns on.
+    Undone {
+        game: String,
+        plies: usize,
+        text: Arc<str>,
+    },
     /// A new watcher's `state`, made at delivery time from what the hub holds (or, for a game
     /// not held here yet, as the store had it: its text and its turns).
     Watch {
@@ -514,6 +520,10 @@ impl Hub {
                     match change {
                         turn @ Change::Turn { .. } => self.remote_turns.push(turn),
                         Change::Game(game) => {
+                            // Read whole: a turn may have been taken back.
+                            if let Some(live) = self.games.get_mut(&game) {
+                                live.dirty = true;
+                            }
                             self.remote.insert(game);
                         }
                         Change::Presence { player, here } => self.told_presence(&from, &player, here),
@@ -596,6 +606,10 @@ impl Hub {
                 self.turn(conn, &player, &game, ply, None).await
             }
             (ClientFrame::Resign { game }, Some(player)) => self.resign(conn, &player, &game).await,
+            (ClientFrame::Undo { game, ply }, Some(player)) => self.ask_undo(conn, &player, &game, ply).await,
+            (ClientFrame::UndoAnswer { game, ply, accept }, Some(player)) => {
+                self.answer_undo(conn, &player, &game, ply, accept).await
+            }
             (ClientFrame::Sync { game }, Some(_)) => self.send_state(conn, &game).await,
         };
         if let Err(refused) = result {
@@ -630,4 +644,5 @@ mod sign_in;
 #[cfg(test)]
 mod tests;
 mod turns;
+mod undo;
 mod watching;

@@ -84,7 +84,7 @@ impl Hub {
             let turn_time = self.games[&id].game.turn_time_ms();
             self.arm_clock(&id, Duration::from_millis(turn_time));
         } else {
-            let write = self.write(Write::NewGame(paired.game), None);
+            let write = self.write(Write::NewGame(Box::new(paired.game)), None);
             self.tell_both(players, start, Some(write));
             self.clocks_to_start.push((id, write));
         }

@@ -185,23 +185,53 @@ impl Hub {
         }
         let live = self.games.remove(&id).expect("checked above");
         let queued = live.queued;
+        let held_undo = live.game.undo.pending;
+        let mut undone = false;
         let (mut game, first_ply, new_turns) = if live.dirty {
-            // Replayed from the start; what this process announced already is not again.
-            let announced = live.announced.min(now.game.moves.len());
+            // Replayed from the start; what this process announced already is not again, but
+            // for turns taken back since.
+            let told = &live.game.moves()[..live.announced.min(live.game.moves().len())];
+            let common = told
+                .iter()
+                .zip(&now.game.moves)
+                .take_while(|(a, b)| a == b)
+                .count();
+            undone = common < told.len();
             let mut known = now.game.clone();
-            known.moves.truncate(announced);
+            known.moves.truncate(common);
+            known.turn_clocks.truncate(common);
+            known.clocks = match common.checked_sub(1) {
+                Some(last) => now
+                    .game
+                    .turn_clocks
+                    .get(last)
+                    .copied()
+                    .flatten()
+                    .unwrap_or(now.game.clocks),
+                None => [now.game.terms.time.new_clock(); 2],
+            };
             known.result = None;
             let game = ServerGame::from_stored(&known).map_err(corrupt)?;
-            (game, announced, &now.game.moves[announced..])
+            (game, common, &now.game.moves[common..])
         } else {
             (live.game, now.first_ply, &now.game.moves[..])
         };
+        if undone {
+            let state =
+                GameState::of(&game, game.turn_time_ms()).with_connected(|name| self.is_connected_name(name));
+            let text: Arc<str> = ServerMessage::Undone { game: state }.to_json().into();
+            self.tell_undone(&player_keys(&game), &id, first_ply, &text);
+        }
+        let clocks_from = first_ply - now.first_ply.min(first_ply);
         for (offset, point) in new_turns.iter().enumerate() {
             let ply = first_ply + offset;
             let color = game.to_move();
             let turn = game
                 .play(color, ply, point.as_deref())
                 .map_err(|refusal| corrupt(format!("game {id} turn {ply}: {refusal:?}")))?;
+            if let Some(Some(clocks)) = now.game.turn_clocks.get(clocks_from + offset) {
+                game.set_clocks(*clocks);
+            }
             let text: Arc<str> = played_message(&game, &turn).into();
             let players = player_keys(&game);
             for player in &players {
@@ -210,6 +240,26 @@ impl Hub {
             self.tell_watchers(&id, &players, Some(ply), &text);
         }
         game.set_clocks(now.game.clocks);
+        game.undo = now.game.undo;
+        match (held_undo, now.game.undo.pending) {
+            (held, Some(request)) if held != Some(request) => {
+                let text = ServerMessage::UndoRequested {
+                    game: &id,
+                    ply: request.ply,
+                    by: request.by.name(),
+                }
+                .to_json();
+                let text: Arc<str> = text.into();
+                for player in player_keys(&game) {
+                    self.send_to_player(&player, &text);
+                }
+            }
+            (Some(request), None) if !undone => {
+                let by = game.player(request.by).to_string();
+                self.tell_undo_declined(&id, &by, request.ply);
+            }
+            _ => {}
+        }
         if let (Some(result), Some(records)) = (now.game.result, &now.records) {
             game.set_result(result);
             self.announce_over(&game, result, records, now.ratings.as_ref());

@@ -40,12 +40,24 @@ impl Hub {
         } else {
             None
         };
+        let pending_undo = live.game.undo.pending;
         match live.game.play(color, ply, point) {
             Ok(turn) => {
                 if let Some(clock) = clock {
                     live.game.set_clock(color, clock);
                 }
-                self.record_turn(conn, game_id, turn);
+                let write = self.record_turn(conn, game_id, turn);
+                // Playing on declines the opponent's request to take back its turn.
+                if let Some(request) = pending_undo.filter(|request| request.by != color) {
+                    let live = &self.games[game_id];
+                    let requester = auth::name_key(live.game.player(request.by));
+                    let text = ServerMessage::UndoDeclined {
+                        game: game_id,
+                        ply: request.ply,
+                    }
+                    .to_json();
+                    self.deliver_later(Some(write), Delivery::ToPlayer(requester, text.into()));
+                }
                 Ok(())
             }
             Err(Refusal::Stale) => self.send_state(conn, game_id).await,
@@ -63,7 +75,8 @@ impl Hub {
         }
     }
 
-    pub(super) fn record_turn(&mut self, conn: ConnId, game_id: &str, turn: Turn) {
+    /// Queues the turn's write and its announcements; the write's index.
+    pub(super) fn record_turn(&mut self, conn: ConnId, game_id: &str, turn: Turn) -> usize {
         let live = &self.games[game_id];
         let write = Write::Turn {
             game: game_id.to_string(),
@@ -89,6 +102,7 @@ impl Hub {
             live.deadline = None;
             live.turn_started = None;
         }
+        write
     }
 
     pub(super) async fn resign(&mut self, conn: ConnId, player: &str, game_id: &str) -> Result<(), Refused> {

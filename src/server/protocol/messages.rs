@@ -291,6 +291,21 @@ pub enum ServerMessage<'a> {
     State {
         game: GameState<'a>,
     },
+    /// To both players: `by` asks to take back the last turn, `ply` turns into the game.
+    UndoRequested {
+        game: &'a str,
+        ply: usize,
+        by: &'static str,
+    },
+    /// To the requester: the opponent refused, or played on.
+    UndoDeclined {
+        game: &'a str,
+        ply: usize,
+    },
+    /// To both players and the watchers: the last turn was taken back.
+    Undone {
+        game: GameState<'a>,
+    },
     /// A player of a game connected to the server after being connected nowhere, or the
     /// reverse; told to the opponent.
     Presence {

@@ -158,6 +158,17 @@ pub enum ClientFrame {
     Resign {
         game: String,
     },
+    /// Ask to take back the sender's last turn, `ply` turns into the game.
+    Undo {
+        game: String,
+        ply: usize,
+    },
+    /// The opponent's answer to an undo request.
+    UndoAnswer {
+        game: String,
+        ply: usize,
+        accept: bool,
+    },
     Sync {
         game: String,
     },
@@ -289,6 +300,28 @@ impl ClientFrame {
             "resign" => ClientFrame::Resign {
                 game: game()?.to_string(),
             },
+            "undo" => ClientFrame::Undo {
+                game: game()?.to_string(),
+                ply: fields.ply()?,
+            },
+            "undo_answer" => ClientFrame::UndoAnswer {
+                game: game()?.to_string(),
+                ply: fields.ply()?,
+                accept: match fields.0.get("accept") {
+                    Some(Value::Bool(accept)) => *accept,
+                    None | Some(Value::Null) => {
+                        return Err(Refused::bad_request(
+                            "the frame has no field 'accept' (true or false)",
+                        ))
+                    }
+                    Some(other) => {
+                        return Err(Refused::bad_request(format!(
+                            "field 'accept' must be true or false, not {}",
+                            shown(other)
+                        )))
+                    }
+                },
+            },
             "sync" => ClientFrame::Sync {
                 game: game()?.to_string(),
             },
@@ -306,7 +339,7 @@ impl ClientFrame {
             other => {
                 return Err(Refused::bad_request(format!(
                     "unknown frame type {other:?}: expected hello, seek, cancel, move, pass, resign, \
-                     sync, ping, watch, unwatch, watch_lobby or unwatch_lobby"
+                     undo, undo_answer, sync, ping, watch, unwatch, watch_lobby or unwatch_lobby"
                 )))
             }
         };

@@ -60,6 +60,15 @@ CREATE INDEX games_black ON games (black);
 CREATE INDEX games_white ON games (white);
 CREATE INDEX players_rating ON players (rating);
 ",
+    "
+-- Undo: each turn's clocks after it (what taking back the next turn restores), and a game's
+-- pending request (who asked, at how many turns) with how many each player has asked.
+ALTER TABLE turns ADD COLUMN clocks TEXT;
+ALTER TABLE games ADD COLUMN undo_by TEXT CHECK (undo_by IN ('black', 'white'));
+ALTER TABLE games ADD COLUMN undo_ply INTEGER;
+ALTER TABLE games ADD COLUMN undo_asked_black INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE games ADD COLUMN undo_asked_white INTEGER NOT NULL DEFAULT 0;
+",
 ];
 
 /// PostgreSQL keeps its version in `gokata_migrations`. Beyond SQLite's tables: a game's turn
@@ -150,6 +159,15 @@ ALTER TABLE seeks ADD COLUMN terms TEXT;
 CREATE INDEX games_black ON games (black, created);
 CREATE INDEX games_white ON games (white, created);
 CREATE INDEX players_rating ON players (rating);
+",
+    "
+-- Undo: each turn's clocks after it (what taking back the next turn restores), and a game's
+-- pending request (who asked, at how many turns) with how many each player has asked.
+ALTER TABLE turns ADD COLUMN clocks TEXT;
+ALTER TABLE games ADD COLUMN undo_by TEXT CHECK (undo_by IN ('black', 'white')),
+    ADD COLUMN undo_ply INTEGER,
+    ADD COLUMN undo_asked_black INTEGER NOT NULL DEFAULT 0,
+    ADD COLUMN undo_asked_white INTEGER NOT NULL DEFAULT 0;
 ",
 ];
 

@@ -19,7 +19,7 @@ pub use sqlite::SqliteStore;
 
 use serde_json::{json, Value};
 
-use super::game::{EndReason, GameResult};
+use super::game::{EndReason, GameResult, UndoRequest, UndoState};
 use super::lobby::{Pairing, Seek};
 use super::rating::{after_rated_game, Rating};
 use super::terms::GameTerms;
@@ -76,6 +76,9 @@ pub struct StoredGame {
     pub terms: GameTerms,
     /// Each player's clock as it stood at the last stored turn, black first.
     pub clocks: [Clock; 2],
+    /// Both clocks after each turn, as `moves` (`None` for turns stored before clocks were).
+    pub turn_clocks: Vec<Option<[Clock; 2]>>,
+    pub undo: UndoState,
     /// Every turn in order, kata coordinates, `None` for a pass.
     pub moves: Vec<Option<String>>,
     pub result: Option<GameResult>,
@@ -121,7 +124,7 @@ pub struct GameNow {
 /// game is rejected, the game's later writes in the batch are rejected too.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Write {
-    NewGame(StoredGame),
+    NewGame(Box<StoredGame>),
     /// Applies if `ply` turns were played, the game is on and, on a shared database, its
     /// player to move still has time.
     Turn {
@@ -132,6 +135,14 @@ pub enum Write {
         clocks: [Clock; 2],
         /// The time the next player has for its turn.
         turn_ms: u64,
+    },
+    /// A step of an undo, applied if the game is on at `plies` turns: a request (if none is
+    /// pending and the player has asked fewer than the most), a refusal of the pending one, or
+    /// its acceptance (the last turn taken back, the clocks as given).
+    Undo {
+        game: String,
+        plies: usize,
+        step: UndoStep,
     },
     /// The result, with a win for the winner and a loss for the loser (nothing for a draw), and
     /// both ratings moved if the game is rated: applies if the game is still on, and for a
@@ -147,9 +158,16 @@ impl Write {
     pub fn game(&self) -> &str {
         match self {
             Write::NewGame(game) => &game.id,
-            Write::Turn { game, .. } | Write::Finish { game, .. } => game,
+            Write::Turn { game, .. } | Write::Undo { game, .. } | Write::Finish { game, .. } => game,
         }
     }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum UndoStep {
+    Ask(Color),
+    Decline,
+    Accept { clocks: [Clock; 2], turn_ms: u64 },
 }
 
 /// What committing one [`Write`] did.
@@ -384,6 +402,29 @@ pub(crate) fn stored_result(
         reason: EndReason::from_name(&reason).ok_or_else(|| corrupt("reason"))?,
         score,
     }))
+}
+
+/// A game's undo state from its columns.
+pub(crate) fn stored_undo(
+    id: &str,
+    by: Option<String>,
+    ply: Option<i64>,
+    asked: [i64; 2],
+) -> Result<UndoState, StoreError> {
+    let corrupt = |what: &str| StoreError::Corrupt(format!("game {id}: {what}"));
+    let pending = match (by, ply) {
+        (None, _) => None,
+        (Some(by), Some(ply)) => Some(UndoRequest {
+            by: by.parse::<Color>().map_err(|_| corrupt("undo_by"))?,
+            ply: usize::try_from(ply).map_err(|_| corrupt("undo_ply"))?,
+        }),
+        (Some(_), None) => return Err(corrupt("an undo request without its ply")),
+    };
+    let count = |n: i64| u32::try_from(n).map_err(|_| corrupt("undo count"));
+    Ok(UndoState {
+        pending,
+        asked: [count(asked[0])?, count(asked[1])?],
+    })
 }
 
 /// The game's terms and clocks from its columns (`terms` and `clocks` are absent in games

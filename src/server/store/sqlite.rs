@@ -12,10 +12,12 @@ use super::migrations;
 use serde_json::Value;
 
 use super::{
-    finished_games_sql, settle, stored_result, stored_terms, turn_time_ms, FinishedGame, GameNow, Outcome,
-    PairedGame, PlayerRecord, Records, Standing, StoreError, StoredGame, Write, GAMES_PAGE, LEADERBOARD_SQL,
+    finished_games_sql, settle, stored_result, stored_terms, stored_undo, turn_time_ms, FinishedGame,
+    GameNow, Outcome, PairedGame, PlayerRecord, Records, Standing, StoreError, StoredGame, UndoStep, Write,
+    GAMES_PAGE, LEADERBOARD_SQL,
 };
 use crate::auth;
+use crate::game::MAX_UNDO_REQUESTS;
 use crate::lobby::{Lobby, Pairing, Seek};
 use crate::rating::Rating;
 use crate::time_control::Clock;
@@ -121,7 +123,8 @@ impl SqliteStore {
         let row = connection
             .query_row(
                 "SELECT g.id, g.size, g.black, g.white, g.komi, g.move_time_ms, g.winner, g.reason,
-                        g.score_black, g.score_white, b.bot, w.bot, g.terms, g.clocks
+                        g.score_black, g.score_white, b.bot, w.bot, g.terms, g.clocks,
+                        g.undo_by, g.undo_ply, g.undo_asked_black, g.undo_asked_white
                  FROM games g JOIN players b ON b.name = g.black JOIN players w ON w.name = g.white
                  WHERE g.id = ?1",
                 [id],
@@ -139,6 +142,11 @@ impl SqliteStore {
                         bots: [row.get(10)?, row.get(11)?],
                         terms: row.get("terms")?,
                         clocks: row.get("clocks")?,
+                        undo: (
+                            row.get("undo_by")?,
+                            row.get("undo_ply")?,
+                            [row.get("undo_asked_black")?, row.get("undo_asked_white")?],
+                        ),
                     })
                 },
             )
@@ -157,17 +165,29 @@ impl SqliteStore {
             row.komi,
             move_time_ms,
         )?;
+        let undo = stored_undo(&id, row.undo.0, row.undo.1, row.undo.2)?;
         let mut statement =
-            connection.prepare_cached("SELECT ply, point FROM turns WHERE game = ?1 ORDER BY ply")?;
+            connection.prepare_cached("SELECT ply, point, clocks FROM turns WHERE game = ?1 ORDER BY ply")?;
         let mut moves = Vec::new();
+        let mut turn_clocks = Vec::new();
         for row in statement.query_map([&id], |row| {
-            Ok((row.get::<_, i64>(0)?, row.get::<_, Option<String>>(1)?))
+            Ok((
+                row.get::<_, i64>(0)?,
+                row.get::<_, Option<String>>(1)?,
+                row.get::<_, Option<String>>(2)?,
+            ))
         })? {
-            let (ply, point) = row?;
+            let (ply, point, clocks) = row?;
             if ply != moves.len() as i64 {
                 return Err(corrupt("turns out of sequence"));
             }
             moves.push(point);
+            let clocks = clocks
+                .map(|text| {
+                    Clock::pair_from_text(&text).map_err(|why| corrupt(&format!("turn clocks: {why}")))
+                })
+                .transpose()?;
+            turn_clocks.push(clocks);
         }
         Ok(Some(StoredGame {
             size: usize::try_from(row.size).map_err(|_| corrupt("size"))?,
@@ -177,6 +197,8 @@ impl SqliteStore {
             bots: row.bots,
             terms,
             clocks,
+            turn_clocks,
+            undo,
             moves,
             result,
         }))
@@ -225,6 +247,8 @@ struct GameRow {
     bots: [bool; 2],
     terms: Option<String>,
     clocks: Option<String>,
+    /// `undo_by`, `undo_ply`, and the requests of black and white.
+    undo: (Option<String>, Option<i64>, [i64; 2]),
 }
 
 impl SqliteStore {
@@ -298,6 +322,7 @@ impl SqliteStore {
                     bots: [false; 2],
                     terms: row.get("terms")?,
                     clocks: None,
+                    undo: (None, None, [0, 0]),
                 },
                 row.get::<_, Option<String>>("ratings")?,
                 row.get::<_, i64>("plies")?,
@@ -354,6 +379,7 @@ impl SqliteStore {
         for (id, first_ply) in games {
             if let Some(mut game) = self.load_game(id)? {
                 game.moves.drain(..(*first_ply).min(game.moves.len()));
+                game.turn_clocks.drain(..(*first_ply).min(game.turn_clocks.len()));
                 let records = match game.result {
                     Some(_) => Some(Records {
                         black: Self::standing(&self.connection, &game.black)?,
@@ -428,11 +454,62 @@ impl SqliteStore {
                     clocks,
                     turn_ms,
                 } => {
-                    tx.prepare_cached("INSERT INTO turns (game, ply, point) VALUES (?1, ?2, ?3)")?
-                        .execute(params![game, *ply as i64, point])?;
-                    tx.prepare_cached("UPDATE games SET clocks = ?2, move_time_ms = ?3 WHERE id = ?1")?
-                        .execute(params![game, Clock::pair_to_text(clocks), *turn_ms as i64])?;
+                    let clocks = Clock::pair_to_text(clocks);
+                    tx.prepare_cached(
+                        "INSERT INTO turns (game, ply, point, clocks) VALUES (?1, ?2, ?3, ?4)",
+                    )?
+                    .execute(params![game, *ply as i64, point, clocks])?;
+                    // A turn declines an undo request still waiting.
+                    tx.prepare_cached(
+                        "UPDATE games SET clocks = ?2, move_time_ms = ?3, undo_by = NULL, undo_ply = NULL
+                         WHERE id = ?1",
+                    )?
+                    .execute(params![game, clocks, *turn_ms as i64])?;
                     Outcome::Done
+                }
+                Write::Undo { game, plies, step } => {
+                    let plies = *plies as i64;
+                    let changed = match step {
+                        UndoStep::Ask(by) => tx
+                            .prepare_cached(&format!(
+                                "UPDATE games SET undo_by = ?3, undo_ply = ?2,
+                                     undo_asked_{by} = undo_asked_{by} + 1
+                                 WHERE id = ?1 AND status = 'playing' AND undo_by IS NULL
+                                   AND undo_asked_{by} < {MAX_UNDO_REQUESTS}
+                                   AND (SELECT count(*) FROM turns WHERE game = ?1) = ?2"
+                            ))?
+                            .execute(params![game, plies, by.name()])?,
+                        UndoStep::Decline => tx
+                            .prepare_cached(
+                                "UPDATE games SET undo_by = NULL, undo_ply = NULL
+                                 WHERE id = ?1 AND status = 'playing' AND undo_ply = ?2",
+                            )?
+                            .execute(params![game, plies])?,
+                        UndoStep::Accept { clocks, turn_ms } => {
+                            let changed = tx
+                                .prepare_cached(
+                                    "UPDATE games SET undo_by = NULL, undo_ply = NULL, clocks = ?3,
+                                         move_time_ms = ?4
+                                     WHERE id = ?1 AND status = 'playing' AND undo_ply = ?2",
+                                )?
+                                .execute(params![
+                                    game,
+                                    plies,
+                                    Clock::pair_to_text(clocks),
+                                    *turn_ms as i64
+                                ])?;
+                            if changed > 0 {
+                                tx.prepare_cached("DELETE FROM turns WHERE game = ?1 AND ply = ?2")?
+                                    .execute(params![game, plies - 1])?;
+                            }
+                            changed
+                        }
+                    };
+                    if changed == 0 {
+                        Outcome::Rejected
+                    } else {
+                        Outcome::Done
+                    }
                 }
                 Write::Finish { game, result, .. } => {
                     let (score_black, score_white) = match result.score {
@@ -516,6 +593,8 @@ mod tests {
             bots: [false, true],
             terms: GameTerms::plain(TIME),
             clocks: [TIME.new_clock(); 2],
+            turn_clocks: Vec::new(),
+            undo: Default::default(),
             moves: vec![],
             result: None,
         }
@@ -550,7 +629,11 @@ mod tests {
             turn_ms: 300_000,
         };
         store
-            .commit(&[Write::NewGame(new_game("g1")), turn(0, Some("5E")), turn(1, None)])
+            .commit(&[
+                Write::NewGame(Box::new(new_game("g1"))),
+                turn(0, Some("5E")),
+                turn(1, None),
+            ])
             .unwrap();
         assert_eq!(store.live_game_ids().unwrap(), vec!["g1".to_string()]);
         let now = store
@@ -603,7 +686,11 @@ mod tests {
             turn_ms: 300_000,
         };
         assert!(store
-            .commit(&[Write::NewGame(new_game("g1")), duplicate.clone(), duplicate])
+            .commit(&[
+                Write::NewGame(Box::new(new_game("g1"))),
+                duplicate.clone(),
+                duplicate
+            ])
             .is_err());
         assert_eq!(store.game("g1").unwrap(), None);
         std::fs::remove_file(path).ok();

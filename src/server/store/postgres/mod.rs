@@ -36,6 +36,7 @@ use super::{
 };
 use crate::auth;
 use crate::lobby::{fits, pair, Pairing, Seek};
+use crate::time_control::Clock;
 
 mod connection;
 mod listener;
@@ -275,7 +276,7 @@ impl PostgresStore {
             .client
             .query(
                 &format!(
-                    "SELECT {GAME_NOW}, t.ply, t.point
+                    "SELECT {GAME_NOW}, t.ply, t.point, t.clocks AS turn_clocks
                  FROM unnest($1::text[], $2::int4[]) AS k(id, first)
                  JOIN games g ON g.id = k.id
                  JOIN players b ON b.name = g.black
@@ -298,6 +299,14 @@ impl PostgresStore {
                     return Err(StoreError::Corrupt(format!("game {id}: turns out of sequence")));
                 }
                 current.game.moves.push(row.try_get("point")?);
+                let clocks: Option<String> = row.try_get("turn_clocks")?;
+                let clocks = clocks
+                    .map(|text| {
+                        Clock::pair_from_text(&text)
+                            .map_err(|why| StoreError::Corrupt(format!("game {id}: turn clocks: {why}")))
+                    })
+                    .transpose()?;
+                current.game.turn_clocks.push(clocks);
             }
         }
         Ok(now)
@@ -481,7 +490,7 @@ impl PostgresStore {
             // Locked by the read: its player's seek through another process waits for this
             // commit (and then finds it gone), rather than being taken in its place.
             client.execute(&statements.take_seek, &[&waiting_id]),
-            apply(client, statements, &Write::NewGame(game.clone()), false),
+            apply(client, statements, &Write::NewGame(Box::new(game.clone())), false),
             notify(client, &statements.notify, &told),
             client.batch_execute("COMMIT"),
         )

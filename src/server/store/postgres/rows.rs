@@ -7,7 +7,8 @@ use crate::lobby::Seek;
 use crate::protocol::{Opponent, SeekColor};
 use crate::rating::Rating;
 use crate::store::{
-    stored_result, stored_terms, FinishedGame, GameNow, Records, Standing, StoreError, StoredGame,
+    stored_result, stored_terms, stored_undo, FinishedGame, GameNow, Records, Standing, StoreError,
+    StoredGame,
 };
 
 /// The columns of a player's public record, as [`standing_of`] reads them.
@@ -88,6 +89,15 @@ pub(super) fn game_now(row: &Row) -> Result<GameNow, StoreError> {
         Some(text) => Some(serde_json::from_str(&text).map_err(|_| corrupt("ratings"))?),
         None => None,
     };
+    let undo = stored_undo(
+        &id,
+        row.try_get("undo_by")?,
+        row.try_get::<_, Option<i32>>("undo_ply")?.map(i64::from),
+        [
+            i64::from(row.try_get::<_, i32>("undo_asked_black")?),
+            i64::from(row.try_get::<_, i32>("undo_asked_white")?),
+        ],
+    )?;
     Ok(GameNow {
         first_ply: usize::try_from(row.try_get::<_, i32>("first")?).map_err(|_| corrupt("ply"))?,
         remaining_ms: Some(u64::try_from(row.try_get::<_, i64>("remaining_ms")?).unwrap_or(0)),
@@ -98,6 +108,8 @@ pub(super) fn game_now(row: &Row) -> Result<GameNow, StoreError> {
             bots,
             terms,
             clocks,
+            turn_clocks: Vec::new(),
+            undo,
             moves: Vec::new(),
             result,
             id,
@@ -111,6 +123,7 @@ pub(super) fn game_now(row: &Row) -> Result<GameNow, StoreError> {
 /// wanted `k.first`.
 pub(super) const GAME_NOW: &str = "g.id, g.size, g.komi, g.move_time_ms, g.winner, g.reason,
     g.score_black, g.score_white, g.terms, g.clocks, g.ratings, k.first,
+    g.undo_by, g.undo_ply, g.undo_asked_black, g.undo_asked_white,
     greatest(0, ceil(extract(epoch FROM g.deadline - clock_timestamp()) * 1000))::int8 AS remaining_ms,
     b.name AS black_name, b.wins AS black_wins, b.losses AS black_losses, b.bot AS black_bot,
     b.rating AS black_rating, b.deviation AS black_deviation, b.volatility AS black_volatility,

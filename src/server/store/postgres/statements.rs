@@ -6,6 +6,7 @@ use crate::store::StoreError;
 
 use super::rows::STANDING;
 use super::{ALIVE_WITHIN, CHANNEL};
+use crate::game::MAX_UNDO_REQUESTS;
 
 pub(super) struct Statements {
     pub(super) lock_sizes: Statement,
@@ -19,6 +20,9 @@ pub(super) struct Statements {
     pub(super) lock_players: Statement,
     pub(super) write_players: Statement,
     pub(super) write_ratings: Statement,
+    pub(super) ask_undo: Statement,
+    pub(super) decline_undo: Statement,
+    pub(super) accept_undo: Statement,
     pub(super) new_game: Statement,
     pub(super) notify: Statement,
 }
@@ -57,15 +61,15 @@ pub(super) async fn prepare(client: &Client) -> Result<Statements, StoreError> {
             .prepare(
                 "WITH claimed AS (
                      UPDATE games g SET plies = g.plies + 1, written_by = pg_current_xact_id(),
-                         move_time_ms = k.turn_ms, clocks = k.clocks,
+                         move_time_ms = k.turn_ms, clocks = k.clocks, undo_by = NULL, undo_ply = NULL,
                          deadline = clock_timestamp() + k.turn_ms::float8 * interval '1 millisecond'
                      FROM unnest($1::text[], $2::int4[], $3::text[], $5::int8[], $6::text[])
                          AS k(id, ply, point, turn_ms, clocks)
                      WHERE g.id = k.id AND g.plies = k.ply AND g.status <> 'over'
                        AND g.deadline > clock_timestamp()
                        AND (NOT $4::bool OR g.written_by = pg_current_xact_id())
-                     RETURNING g.id, k.ply, k.point)
-                 INSERT INTO turns (game, ply, point) SELECT id, ply, point FROM claimed
+                     RETURNING g.id, k.ply, k.point, k.clocks)
+                 INSERT INTO turns (game, ply, point, clocks) SELECT id, ply, point, clocks FROM claimed
                  RETURNING game",
             )
             .await?,
@@ -94,6 +98,37 @@ pub(super) async fn prepare(client: &Client) -> Result<Statements, StoreError> {
                              $6::float8[], $7::int4[])
                      AS k(name, wins, losses, rating, deviation, volatility, rated_games)
                  WHERE p.name = k.name",
+            )
+            .await?,
+        ask_undo: client
+            .prepare(&format!(
+                "UPDATE games SET undo_by = $3, undo_ply = $2, written_by = pg_current_xact_id(),
+                     undo_asked_black = undo_asked_black + (CASE WHEN $3 = 'black' THEN 1 ELSE 0 END),
+                     undo_asked_white = undo_asked_white + (CASE WHEN $3 = 'white' THEN 1 ELSE 0 END)
+                 WHERE id = $1 AND plies = $2 AND status <> 'over' AND undo_by IS NULL
+                   AND (CASE WHEN $3 = 'black' THEN undo_asked_black ELSE undo_asked_white END)
+                       < {MAX_UNDO_REQUESTS}
+                   AND (NOT $4::bool OR written_by = pg_current_xact_id())"
+            ))
+            .await?,
+        decline_undo: client
+            .prepare(
+                "UPDATE games SET undo_by = NULL, undo_ply = NULL, written_by = pg_current_xact_id()
+                 WHERE id = $1 AND undo_ply = $2 AND status <> 'over'
+                   AND (NOT $3::bool OR written_by = pg_current_xact_id())",
+            )
+            .await?,
+        accept_undo: client
+            .prepare(
+                "WITH taken AS (
+                     UPDATE games SET undo_by = NULL, undo_ply = NULL, plies = plies - 1,
+                         written_by = pg_current_xact_id(), clocks = $3, move_time_ms = $4::int8,
+                         deadline = clock_timestamp() + $4::int8::float8 * interval '1 millisecond'
+                     WHERE id = $1 AND plies = $2 AND undo_ply = $2 AND status <> 'over'
+                       AND (NOT $5::bool OR written_by = pg_current_xact_id())
+                     RETURNING id, plies)
+                 DELETE FROM turns t USING taken WHERE t.game = taken.id AND t.ply = taken.plies
+                 RETURNING t.game",
             )
             .await?,
         write_ratings: client

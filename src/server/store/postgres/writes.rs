@@ -7,7 +7,7 @@ use futures_util::future::{join, join_all};
 use tokio_postgres::{Client, Statement};
 
 use crate::store::notification::Change;
-use crate::store::{settle, stored_terms, turn_time_ms, Outcome, Standing, StoreError, Write};
+use crate::store::{settle, stored_terms, turn_time_ms, Outcome, Standing, StoreError, UndoStep, Write};
 use crate::time_control::Clock;
 use gokata_engine::Color;
 
@@ -193,6 +193,35 @@ pub(super) async fn apply(
             )
             .await?;
             Ok(if applied.contains(game.as_str()) {
+                Outcome::Done
+            } else {
+                Outcome::Rejected
+            })
+        }
+        Write::Undo { game, plies, step } => {
+            let plies = i32::try_from(*plies).unwrap_or(i32::MAX);
+            let changed = match step {
+                UndoStep::Ask(by) => {
+                    client
+                        .execute(&statements.ask_undo, &[game, &plies, &by.name(), &chained])
+                        .await?
+                }
+                UndoStep::Decline => {
+                    client
+                        .execute(&statements.decline_undo, &[game, &plies, &chained])
+                        .await?
+                }
+                UndoStep::Accept { clocks, turn_ms } => {
+                    let turn_ms = i64::try_from(*turn_ms).unwrap_or(i64::MAX);
+                    client
+                        .execute(
+                            &statements.accept_undo,
+                            &[game, &plies, &Clock::pair_to_text(clocks), &turn_ms, &chained],
+                        )
+                        .await?
+                }
+            };
+            Ok(if changed > 0 {
                 Outcome::Done
             } else {
                 Outcome::Rejected
