@@ -1,7 +1,7 @@
 //! One game on the server: the engine's game, the players, the turns as played, the result.
 //! No clock and no I/O here: the hub decides when, this decides what.
 
-use gokata_engine::sgf::{write_game, GameInfo};
+use gokata_engine::sgf::{game_tree, write_tree, GameInfo, Property};
 use gokata_engine::{area_score, coord, Color, Game, GoError, Score};
 
 use super::store::StoredGame;
@@ -68,6 +68,22 @@ pub enum Refusal {
     },
 }
 
+/// The chat messages a game keeps at hand (and a STATE carries): the last ones.
+pub const CHAT_KEPT: usize = 100;
+
+/// A chat message of a game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChatMessage {
+    pub from: String,
+    pub text: String,
+    /// The turns played when it was said.
+    pub ply: usize,
+    /// When, in milliseconds since the Unix epoch.
+    pub at_ms: u64,
+    /// Said by a watcher while the game was on: for the watchers only.
+    pub watchers: bool,
+}
+
 /// The most undo requests a player may make in one game.
 pub const MAX_UNDO_REQUESTS: u32 = 3;
 
@@ -100,6 +116,8 @@ pub struct ServerGame {
     /// Both clocks after each turn, in the order of `moves` (what an undo goes back to).
     clock_history: Vec<[Clock; 2]>,
     pub undo: UndoState,
+    /// The last [`CHAT_KEPT`] chat messages, oldest first.
+    pub chat: Vec<ChatMessage>,
     game: Game,
     moves: Vec<Option<String>>,
     result: Option<GameResult>,
@@ -123,6 +141,7 @@ impl ServerGame {
             clocks: [clock; 2],
             clock_history: Vec::new(),
             undo: UndoState::default(),
+            chat: Vec::new(),
             terms,
             game,
             moves: Vec::new(),
@@ -168,6 +187,7 @@ impl ServerGame {
         }
         game.set_clocks(stored.clocks);
         game.undo = stored.undo;
+        game.chat = stored.chat.clone();
         Ok(game)
     }
 
@@ -188,6 +208,7 @@ impl ServerGame {
             clocks: self.clocks,
             turn_clocks: self.clock_history.iter().copied().map(Some).collect(),
             undo: self.undo,
+            chat: self.chat.clone(),
             moves: self.moves.clone(),
             result: self.result,
         }
@@ -242,6 +263,14 @@ impl ServerGame {
         self.clocks = clocks;
         if let Some(last) = self.clock_history.last_mut() {
             *last = clocks;
+        }
+    }
+
+    /// Keeps `message`, forgetting the oldest beyond [`CHAT_KEPT`].
+    pub fn add_chat(&mut self, message: ChatMessage) {
+        self.chat.push(message);
+        if self.chat.len() > CHAT_KEPT {
+            self.chat.remove(0);
         }
     }
 
@@ -324,7 +353,29 @@ impl ServerGame {
             rules: Some("gokata: area scoring, simple ko, no suicide".into()),
             ..GameInfo::default()
         };
-        write_game(&self.game.record(), &info)
+        let mut tree = game_tree(&self.game.record(), &info.properties());
+        // Each message a comment on the node of its turn; the watchers' only once the game is over.
+        let main_line = tree.main_line();
+        let mut comments: Vec<Vec<String>> = vec![Vec::new(); main_line.len()];
+        for message in self.visible_chat(self.is_over()) {
+            let node = message.ply.min(main_line.len() - 1);
+            comments[node].push(format!("{}: {}", message.from, message.text));
+        }
+        for (node, lines) in main_line.into_iter().zip(comments) {
+            if !lines.is_empty() {
+                tree.nodes[node]
+                    .properties
+                    .push(Property::new("C", &[&lines.join("\n")]));
+            }
+        }
+        write_tree(&tree)
+    }
+
+    /// The chat messages everyone may read (`with_watchers`: the watchers' too).
+    pub fn visible_chat(&self, with_watchers: bool) -> impl Iterator<Item = &ChatMessage> {
+        self.chat
+            .iter()
+            .filter(move |message| with_watchers || !message.watchers)
     }
 
     /// `color` plays at `point` (`None`: passes) as turn `ply`.

@@ -12,7 +12,7 @@ use crate::protocol::{ErrorCode, Refused, ServerMessage};
 use crate::store::{Outcome, Records, StoreError, Write};
 
 use super::turns::player_keys;
-use super::{Answer, ConnId, Delivery, Hub, LiveGame, Outgoing, Pending};
+use super::{Answer, ConnId, Delivery, Hub, LiveGame, LiveView, Outgoing, Pending};
 
 /// A result's records and rating changes, as its commit returned them.
 pub(super) type Settled<'a> = (&'a Records, Option<&'a Value>);
@@ -140,7 +140,7 @@ impl Hub {
                 Write::Turn { ply, .. } => live.is_none_or(|live| live.game.moves().len() > *ply),
                 Write::Finish { .. } | Write::NewGame(_) => live.is_none(),
                 // Read again, the game tells; the request is sent again either way.
-                Write::Undo { .. } => false,
+                Write::Undo { .. } | Write::Chat { .. } => false,
             };
             if !stored {
                 let refused = Refused::new(
@@ -171,7 +171,7 @@ impl Hub {
             }
             Delivery::Welcome { conn, token } => self.deliver_welcome(conn, &token),
             Delivery::State { conn, game } => {
-                if let Some(text) = self.state_message(&game) {
+                if let Some(text) = self.state_message(&game, LiveView::State) {
                     self.send(conn, Outgoing::Text(text.into()));
                 }
             }

@@ -135,6 +135,8 @@ struct Connection {
     watching: HashSet<String>,
     /// Whether it was told [`Outgoing::Watching`].
     kept: bool,
+    /// When its last chat messages were sent (the rate limit's window).
+    chat_sent: std::collections::VecDeque<Instant>,
 }
 
 struct Player {
@@ -240,9 +242,11 @@ enum Delivery {
     UnwatchLobby(ConnId),
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum LiveView {
     State,
+    /// The state as a watcher reads it: with the watchers' chat.
+    WatcherState,
     Sgf,
 }
 
@@ -287,6 +291,8 @@ pub struct Hub {
     registrations: BucketsByAddress,
     /// Turns other processes stored, told whole, played after the batch.
     remote_turns: Vec<Change>,
+    /// Chat messages other processes stored (game, id), read and told after the batch.
+    remote_chats: Vec<(String, i64)>,
     /// Games other processes changed otherwise, read after the batch.
     remote: HashSet<String>,
     remote_everything: bool,
@@ -344,6 +350,7 @@ impl Hub {
                 f64::from(registrations_per_hour) / 3600.0,
             ),
             remote_turns: Vec::new(),
+            remote_chats: Vec::new(),
             remote: HashSet::new(),
             remote_everything: false,
             ended: HashMap::new(),
@@ -428,6 +435,11 @@ impl Hub {
                 self.handle(event).await;
             }
             self.play_remote_turns();
+            for (game, id) in std::mem::take(&mut self.remote_chats) {
+                if let Err(error) = self.remote_chat(&game, id).await {
+                    self.failure.get_or_insert(error);
+                }
+            }
             self.expire_clocks();
             let mut stop = false;
             for event in local {
@@ -490,6 +502,7 @@ impl Hub {
                     welcomed: false,
                     watching: HashSet::new(),
                     kept: false,
+                    chat_sent: Default::default(),
                 };
                 self.connections.insert(conn, connection);
             }
@@ -526,6 +539,7 @@ impl Hub {
                             }
                             self.remote.insert(game);
                         }
+                        Change::Chat { game, id } => self.remote_chats.push((game, id)),
                         Change::Presence { player, here } => self.told_presence(&from, &player, here),
                         Change::WhoIsHere => self.announce_everyone_here(),
                     }
@@ -607,6 +621,7 @@ impl Hub {
             }
             (ClientFrame::Resign { game }, Some(player)) => self.resign(conn, &player, &game).await,
             (ClientFrame::Undo { game, ply }, Some(player)) => self.ask_undo(conn, &player, &game, ply).await,
+            (ClientFrame::Chat { game, text }, Some(player)) => self.chat(conn, &player, &game, &text).await,
             (ClientFrame::UndoAnswer { game, ply, accept }, Some(player)) => {
                 self.answer_undo(conn, &player, &game, ply, accept).await
             }
@@ -633,6 +648,7 @@ impl Hub {
     }
 }
 
+mod chat;
 mod clocks;
 mod commit;
 mod connections;

@@ -44,9 +44,12 @@ impl Hub {
             None => (self.ended.get(game_id)?, 0),
         };
         Some(match view {
-            LiveView::State => {
-                let state =
+            LiveView::State | LiveView::WatcherState => {
+                let mut state =
                     GameState::of(game, remaining).with_connected(|name| self.is_connected_name(name));
+                if view == LiveView::WatcherState {
+                    state = state.for_watchers(game);
+                }
                 serde_json::to_string(&state).expect("a state always serialises")
             }
             LiveView::Sgf => game.sgf(),

@@ -46,8 +46,9 @@ impl Hub {
                 .await
                 .map_err(|error| self.lost(error))?
                 .ok_or_else(|| unknown_game(game_id))?;
-            let state =
-                GameState::of(&game, game.turn_time_ms()).with_connected(|name| self.is_connected_name(name));
+            let state = GameState::of(&game, game.turn_time_ms())
+                .with_connected(|name| self.is_connected_name(name))
+                .for_watchers(&game);
             let text = ServerMessage::State { game: state }.to_json();
             if game.is_over() {
                 // Nothing more will come: not watched, and no reason to keep the connection.
@@ -103,7 +104,7 @@ impl Hub {
         let (text, plies, playing) = match (held, stored) {
             (Some(game), _) => {
                 let (plies, playing) = (game.moves().len(), !game.is_over());
-                let Some(text) = self.state_message(game_id) else {
+                let Some(text) = self.state_message(game_id, LiveView::WatcherState) else {
                     return;
                 };
                 (text, plies, playing)
@@ -140,8 +141,8 @@ impl Hub {
     }
 
     /// A game's `STATE` message, made now from what the hub holds.
-    pub(super) fn state_message(&self, game_id: &str) -> Option<String> {
-        let state = self.live_view(game_id, LiveView::State)?;
+    pub(super) fn state_message(&self, game_id: &str, view: LiveView) -> Option<String> {
+        let state = self.live_view(game_id, view)?;
         Some(format!(r#"{{"type":"state","game":{state}}}"#))
     }
 

@@ -6,7 +6,7 @@ use serde_json::Value;
 use serde_json::json;
 
 use super::Refused;
-use crate::game::{GameResult, ServerGame};
+use crate::game::{ChatMessage, GameResult, ServerGame};
 use crate::lobby::Seek;
 use crate::store::{FinishedGame, Records, Standing};
 use gokata_engine::Color;
@@ -47,11 +47,35 @@ pub struct GameState<'a> {
     pub clocks: Value,
     /// The players' ranks when the game started.
     pub ranks: Value,
+    /// The last chat messages its reader may see, oldest first.
+    pub chat: Vec<ChatView>,
     /// Whether each player is a program.
     pub bots: ByColor,
     /// Whether each player is connected to the server, while the game is on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub connected: Option<ByColor>,
+}
+
+/// A chat message in a STATE: as `chat` sends it, without `type` and `game`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ChatView {
+    pub from: String,
+    pub text: String,
+    pub ply: usize,
+    pub at_ms: u64,
+    pub channel: &'static str,
+}
+
+impl ChatView {
+    fn of(message: &ChatMessage) -> ChatView {
+        ChatView {
+            from: message.from.clone(),
+            text: message.text.clone(),
+            ply: message.ply,
+            at_ms: message.at_ms,
+            channel: if message.watchers { "watchers" } else { "players" },
+        }
+    }
 }
 
 /// A yes or no for each player.
@@ -84,12 +108,19 @@ impl GameState<'_> {
             time: game.terms.time.to_json(),
             clocks: clocks_view(game),
             ranks: json!({"black": game.terms.ranks[0], "white": game.terms.ranks[1]}),
+            chat: game.visible_chat(game.is_over()).map(ChatView::of).collect(),
             bots: ByColor {
                 black: game.bots[0],
                 white: game.bots[1],
             },
             connected: None,
         }
+    }
+
+    /// With the chat a watcher sees: the watchers' messages too.
+    pub fn for_watchers(mut self, game: &ServerGame) -> Self {
+        self.chat = game.visible_chat(true).map(ChatView::of).collect();
+        self
     }
 
     /// With whether each player is connected (`connected(name)`), if the game is on.
@@ -290,6 +321,16 @@ pub enum ServerMessage<'a> {
     },
     State {
         game: GameState<'a>,
+    },
+    /// A chat message: to both players and the watchers, or (`channel` `watchers`, a
+    /// watcher's while the game is on) to the watchers only.
+    Chat {
+        game: &'a str,
+        from: &'a str,
+        text: &'a str,
+        ply: usize,
+        at_ms: u64,
+        channel: &'static str,
     },
     /// To both players: `by` asks to take back the last turn, `ply` turns into the game.
     UndoRequested {

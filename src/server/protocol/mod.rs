@@ -163,6 +163,11 @@ pub enum ClientFrame {
         game: String,
         ply: usize,
     },
+    /// A chat message in a game.
+    Chat {
+        game: String,
+        text: String,
+    },
     /// The opponent's answer to an undo request.
     UndoAnswer {
         game: String,
@@ -300,6 +305,10 @@ impl ClientFrame {
             "resign" => ClientFrame::Resign {
                 game: game()?.to_string(),
             },
+            "chat" => ClientFrame::Chat {
+                game: game()?.to_string(),
+                text: fields.string("text")?.to_string(),
+            },
             "undo" => ClientFrame::Undo {
                 game: game()?.to_string(),
                 ply: fields.ply()?,
@@ -339,7 +348,7 @@ impl ClientFrame {
             other => {
                 return Err(Refused::bad_request(format!(
                     "unknown frame type {other:?}: expected hello, seek, cancel, move, pass, resign, \
-                     undo, undo_answer, sync, ping, watch, unwatch, watch_lobby or unwatch_lobby"
+                     undo, undo_answer, chat, sync, ping, watch, unwatch, watch_lobby or unwatch_lobby"
                 )))
             }
         };

@@ -69,6 +69,19 @@ ALTER TABLE games ADD COLUMN undo_ply INTEGER;
 ALTER TABLE games ADD COLUMN undo_asked_black INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE games ADD COLUMN undo_asked_white INTEGER NOT NULL DEFAULT 0;
 ",
+    "
+-- Chat: a game's messages, in the order said; `watchers`: a watcher's, said while the game was on.
+CREATE TABLE chat (
+    id INTEGER PRIMARY KEY,
+    game TEXT NOT NULL REFERENCES games(id),
+    ply INTEGER NOT NULL,
+    sender TEXT NOT NULL,
+    text TEXT NOT NULL,
+    at_ms INTEGER NOT NULL,
+    watchers INTEGER NOT NULL CHECK (watchers IN (0, 1))
+);
+CREATE INDEX chat_game ON chat (game, id);
+",
 ];
 
 /// PostgreSQL keeps its version in `gokata_migrations`. Beyond SQLite's tables: a game's turn
@@ -168,6 +181,19 @@ ALTER TABLE games ADD COLUMN undo_by TEXT CHECK (undo_by IN ('black', 'white')),
     ADD COLUMN undo_ply INTEGER,
     ADD COLUMN undo_asked_black INTEGER NOT NULL DEFAULT 0,
     ADD COLUMN undo_asked_white INTEGER NOT NULL DEFAULT 0;
+",
+    "
+-- Chat: a game's messages, in the order said; `watchers`: a watcher's, said while the game was on.
+CREATE TABLE chat (
+    id BIGSERIAL PRIMARY KEY,
+    game TEXT NOT NULL REFERENCES games(id),
+    ply INTEGER NOT NULL,
+    sender TEXT NOT NULL,
+    text TEXT NOT NULL,
+    at_ms BIGINT NOT NULL,
+    watchers BOOLEAN NOT NULL
+);
+CREATE INDEX chat_game ON chat (game, id);
 ",
 ];
 

@@ -19,7 +19,7 @@ pub use sqlite::SqliteStore;
 
 use serde_json::{json, Value};
 
-use super::game::{EndReason, GameResult, UndoRequest, UndoState};
+use super::game::{ChatMessage, EndReason, GameResult, UndoRequest, UndoState, CHAT_KEPT};
 use super::lobby::{Pairing, Seek};
 use super::rating::{after_rated_game, Rating};
 use super::terms::GameTerms;
@@ -79,6 +79,8 @@ pub struct StoredGame {
     /// Both clocks after each turn, as `moves` (`None` for turns stored before clocks were).
     pub turn_clocks: Vec<Option<[Clock; 2]>>,
     pub undo: UndoState,
+    /// The last chat messages ([`crate::game::CHAT_KEPT`]), oldest first.
+    pub chat: Vec<ChatMessage>,
     /// Every turn in order, kata coordinates, `None` for a pass.
     pub moves: Vec<Option<String>>,
     pub result: Option<GameResult>,
@@ -144,6 +146,11 @@ pub enum Write {
         plies: usize,
         step: UndoStep,
     },
+    /// A chat message, stored with its game.
+    Chat {
+        game: String,
+        message: ChatMessage,
+    },
     /// The result, with a win for the winner and a loss for the loser (nothing for a draw), and
     /// both ratings moved if the game is rated: applies if the game is still on, and for a
     /// timeout only if `plies` turns were played and the time is up.
@@ -158,7 +165,10 @@ impl Write {
     pub fn game(&self) -> &str {
         match self {
             Write::NewGame(game) => &game.id,
-            Write::Turn { game, .. } | Write::Undo { game, .. } | Write::Finish { game, .. } => game,
+            Write::Turn { game, .. }
+            | Write::Undo { game, .. }
+            | Write::Chat { game, .. }
+            | Write::Finish { game, .. } => game,
         }
     }
 }
@@ -184,6 +194,8 @@ pub enum Outcome {
     },
     /// The game was not as the writer saw it (another process got there first): nothing written.
     Rejected,
+    /// A chat message was stored under this id.
+    Chatted(i64),
 }
 
 /// Two players' records after a result.
@@ -297,6 +309,11 @@ impl Store {
     /// The [`LEADERBOARD`] highest-rated players whose rank is certain (deviation under 160).
     pub async fn leaderboard(&mut self) -> Result<Vec<Standing>, StoreError> {
         on_backend!(self, store => store.leaderboard())
+    }
+
+    /// The chat message stored under `id` (another process's), and its game.
+    pub async fn chat_message(&mut self, id: i64) -> Result<Option<(String, ChatMessage)>, StoreError> {
+        on_backend!(self, store => store.chat_message(id))
     }
 
     /// The ids of every game still being played.
@@ -457,6 +474,15 @@ pub(crate) fn finished_games_sql(order_column: &str, plies: &str) -> String {
            AND (CAST($2 AS TEXT) IS NULL
                 OR g.{order_column} < (SELECT {order_column} FROM games WHERE id = CAST($2 AS TEXT)))
          ORDER BY g.{order_column} DESC LIMIT $3"
+    )
+}
+
+/// The SQL, for both stores, of a game's last chat messages (oldest first): `$1` the game.
+pub(crate) fn last_chat_sql() -> String {
+    format!(
+        "SELECT sender, text, ply, at_ms, watchers FROM (
+             SELECT id, sender, text, ply, at_ms, watchers FROM chat WHERE game = $1
+             ORDER BY id DESC LIMIT {CHAT_KEPT}) AS last ORDER BY id"
     )
 }
 

@@ -24,6 +24,8 @@ pub enum Change {
     },
     /// Read this game from the database.
     Game(String),
+    /// A chat message of this game, stored under `id`.
+    Chat { game: String, id: i64 },
     /// A player connected to the sending process (`here`), or no longer.
     Presence { player: String, here: bool },
     /// Tell me every player connected to you (my listener missed what you said).
@@ -70,6 +72,7 @@ pub fn payloads(instance: &str, changes: &[Change]) -> Vec<String> {
                 }
             }
             Change::Game(game) => format!("g:{game}"),
+            Change::Chat { game, id } => format!("c:{game}:{id}"),
             Change::Presence { player, here } => format!("p:{player}:{}", u8::from(*here)),
             Change::WhoIsHere => "p?".to_string(),
         };
@@ -108,6 +111,13 @@ pub fn parse(payload: &str) -> (&str, Remote) {
 fn parse_entry(word: &str) -> Option<Change> {
     if let Some(game) = word.strip_prefix("g:") {
         return Some(Change::Game(game.to_string()));
+    }
+    if let Some(chat) = word.strip_prefix("c:") {
+        let (game, id) = chat.rsplit_once(':')?;
+        return Some(Change::Chat {
+            game: game.to_string(),
+            id: id.parse().ok()?,
+        });
     }
     if word == "p?" {
         return Some(Change::WhoIsHere);
@@ -206,12 +216,16 @@ mod tests {
                 player: "Al".into(),
                 here: true,
             },
+            Change::Chat {
+                game: "g1".into(),
+                id: 42,
+            },
         ];
         let sent = payloads("me", &changes);
         assert_eq!(
             sent,
             vec![
-                "me t:g3:4:-:0.3.30000.0,12.0.0.0 t:g1:0:5E t:g1:1:- g:g1 t:g2:17:19T p:bob_2-x:0 p? p:Al:1"
+                "me t:g3:4:-:0.3.30000.0,12.0.0.0 t:g1:0:5E t:g1:1:- g:g1 t:g2:17:19T p:bob_2-x:0 p? p:Al:1 c:g1:42"
                     .to_string()
             ]
         );

@@ -12,12 +12,12 @@ use super::migrations;
 use serde_json::Value;
 
 use super::{
-    finished_games_sql, settle, stored_result, stored_terms, stored_undo, turn_time_ms, FinishedGame,
-    GameNow, Outcome, PairedGame, PlayerRecord, Records, Standing, StoreError, StoredGame, UndoStep, Write,
-    GAMES_PAGE, LEADERBOARD_SQL,
+    finished_games_sql, last_chat_sql, settle, stored_result, stored_terms, stored_undo, turn_time_ms,
+    FinishedGame, GameNow, Outcome, PairedGame, PlayerRecord, Records, Standing, StoreError, StoredGame,
+    UndoStep, Write, GAMES_PAGE, LEADERBOARD_SQL,
 };
 use crate::auth;
-use crate::game::MAX_UNDO_REQUESTS;
+use crate::game::{ChatMessage, MAX_UNDO_REQUESTS};
 use crate::lobby::{Lobby, Pairing, Seek};
 use crate::rating::Rating;
 use crate::time_control::Clock;
@@ -189,6 +189,18 @@ impl SqliteStore {
                 .transpose()?;
             turn_clocks.push(clocks);
         }
+        let mut statement = connection.prepare_cached(&last_chat_sql())?;
+        let chat = statement
+            .query_map([&id], |row| {
+                Ok(ChatMessage {
+                    from: row.get("sender")?,
+                    text: row.get("text")?,
+                    ply: usize::try_from(row.get::<_, i64>("ply")?).unwrap_or(0),
+                    at_ms: u64::try_from(row.get::<_, i64>("at_ms")?).unwrap_or(0),
+                    watchers: row.get("watchers")?,
+                })
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Some(StoredGame {
             size: usize::try_from(row.size).map_err(|_| corrupt("size"))?,
             id,
@@ -199,6 +211,7 @@ impl SqliteStore {
             clocks,
             turn_clocks,
             undo,
+            chat,
             moves,
             result,
         }))
@@ -365,6 +378,11 @@ impl SqliteStore {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// One process writes the file: no other's messages to read.
+    pub fn chat_message(&mut self, _id: i64) -> Result<Option<(String, ChatMessage)>, StoreError> {
+        Ok(None)
+    }
+
     pub fn live_game_ids(&mut self) -> Result<Vec<String>, StoreError> {
         Ok(self
             .connection
@@ -466,6 +484,21 @@ impl SqliteStore {
                     )?
                     .execute(params![game, clocks, *turn_ms as i64])?;
                     Outcome::Done
+                }
+                Write::Chat { game, message } => {
+                    tx.prepare_cached(
+                        "INSERT INTO chat (game, ply, sender, text, at_ms, watchers)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    )?
+                    .execute(params![
+                        game,
+                        message.ply as i64,
+                        message.from,
+                        message.text,
+                        message.at_ms as i64,
+                        message.watchers
+                    ])?;
+                    Outcome::Chatted(tx.last_insert_rowid())
                 }
                 Write::Undo { game, plies, step } => {
                     let plies = *plies as i64;
@@ -595,6 +628,7 @@ mod tests {
             clocks: [TIME.new_clock(); 2],
             turn_clocks: Vec::new(),
             undo: Default::default(),
+            chat: Vec::new(),
             moves: vec![],
             result: None,
         }

@@ -35,6 +35,7 @@ use super::{
     StoredGame, Write, GAMES_PAGE, LEADERBOARD_SQL,
 };
 use crate::auth;
+use crate::game::{ChatMessage, CHAT_KEPT};
 use crate::lobby::{fits, pair, Pairing, Seek};
 use crate::time_control::Clock;
 
@@ -47,7 +48,7 @@ mod writes;
 use connection::connect;
 pub use connection::{is_postgres_address, parse_address};
 pub use listener::Listener;
-use rows::{finished_game, game_now, is_retryable, seek_of, standing_of, GAME_NOW, STANDING};
+use rows::{chat_of, finished_game, game_now, is_retryable, seek_of, standing_of, GAME_NOW, STANDING};
 use statements::{prepare, Statements};
 use writes::{apply, changes, commit_round, notify, roll_back, rounds, settle_results};
 
@@ -249,6 +250,18 @@ impl PostgresStore {
         rows.iter().map(|row| standing_of(row, "")).collect()
     }
 
+    pub async fn chat_message(&mut self, id: i64) -> Result<Option<(String, ChatMessage)>, StoreError> {
+        let row = self
+            .client
+            .query_opt(
+                "SELECT game, sender, text, ply, at_ms, watchers FROM chat WHERE id = $1",
+                &[&id],
+            )
+            .await?;
+        row.map(|row| Ok((row.try_get("game")?, chat_of(&row)?)))
+            .transpose()
+    }
+
     pub async fn live_game_ids(&mut self) -> Result<Vec<String>, StoreError> {
         let rows = self
             .client
@@ -287,11 +300,29 @@ impl PostgresStore {
                 &[&ids, &firsts],
             )
             .await?;
+        let chat_rows = self
+            .client
+            .query(
+                &format!(
+                    "SELECT game, sender, text, ply, at_ms, watchers FROM (
+                         SELECT c.*, row_number() OVER (PARTITION BY game ORDER BY id DESC) AS age
+                         FROM chat c WHERE game = ANY($1::text[])) AS last
+                     WHERE age <= {CHAT_KEPT} ORDER BY game, id"
+                ),
+                &[&ids],
+            )
+            .await?;
+        let mut chats: HashMap<String, Vec<ChatMessage>> = HashMap::new();
+        for row in &chat_rows {
+            chats.entry(row.try_get("game")?).or_default().push(chat_of(row)?);
+        }
         let mut now: Vec<GameNow> = Vec::new();
         for row in rows {
             let id: String = row.get(0);
             if now.last().is_none_or(|last| last.game.id != id) {
-                now.push(game_now(&row)?);
+                let mut game = game_now(&row)?;
+                game.game.chat = chats.remove(&id).unwrap_or_default();
+                now.push(game);
             }
             let current = now.last_mut().expect("pushed above");
             if let Some(ply) = row.try_get::<_, Option<i32>>("ply")? {

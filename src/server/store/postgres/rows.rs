@@ -3,6 +3,7 @@
 use tokio_postgres::error::SqlState;
 use tokio_postgres::Row;
 
+use crate::game::ChatMessage;
 use crate::lobby::Seek;
 use crate::protocol::{Opponent, SeekColor};
 use crate::rating::Rating;
@@ -110,6 +111,7 @@ pub(super) fn game_now(row: &Row) -> Result<GameNow, StoreError> {
             clocks,
             turn_clocks: Vec::new(),
             undo,
+            chat: Vec::new(),
             moves: Vec::new(),
             result,
             id,
@@ -167,6 +169,17 @@ pub(super) fn finished_game(row: &Row) -> Result<FinishedGame, StoreError> {
         plies: usize::try_from(row.try_get::<_, i32>("plies")?).map_err(|_| corrupt("plies"))?,
         ratings,
         id,
+    })
+}
+
+/// A chat message from a row of `sender, text, ply, at_ms, watchers`.
+pub(super) fn chat_of(row: &Row) -> Result<ChatMessage, StoreError> {
+    Ok(ChatMessage {
+        from: row.try_get("sender")?,
+        text: row.try_get("text")?,
+        ply: usize::try_from(row.try_get::<_, i32>("ply")?).unwrap_or(0),
+        at_ms: u64::try_from(row.try_get::<_, i64>("at_ms")?).unwrap_or(0),
+        watchers: row.try_get("watchers")?,
     })
 }
 

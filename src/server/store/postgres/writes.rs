@@ -136,20 +136,26 @@ pub(super) fn changes(writes: &[Write], outcomes: &[Outcome]) -> Vec<Change> {
         .iter()
         .zip(outcomes)
         .filter(|(_, outcome)| **outcome != Outcome::Rejected)
-        .map(|(write, _)| match write {
-            Write::Turn {
-                game,
-                ply,
-                point,
-                clocks,
-                ..
-            } => Change::Turn {
+        .map(|(write, outcome)| match (write, outcome) {
+            (Write::Chat { game, .. }, Outcome::Chatted(id)) => Change::Chat {
                 game: game.clone(),
-                ply: *ply,
-                point: point.clone(),
-                clocks: Some(*clocks),
+                id: *id,
             },
-            write => Change::Game(write.game().to_string()),
+            (write, _) => match write {
+                Write::Turn {
+                    game,
+                    ply,
+                    point,
+                    clocks,
+                    ..
+                } => Change::Turn {
+                    game: game.clone(),
+                    ply: *ply,
+                    point: point.clone(),
+                    clocks: Some(*clocks),
+                },
+                write => Change::Game(write.game().to_string()),
+            },
         })
         .collect()
 }
@@ -197,6 +203,23 @@ pub(super) async fn apply(
             } else {
                 Outcome::Rejected
             })
+        }
+        Write::Chat { game, message } => {
+            let row = client
+                .query_one(
+                    "INSERT INTO chat (game, ply, sender, text, at_ms, watchers)
+                     VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+                    &[
+                        game,
+                        &i32::try_from(message.ply).unwrap_or(i32::MAX),
+                        &message.from,
+                        &message.text,
+                        &i64::try_from(message.at_ms).unwrap_or(i64::MAX),
+                        &message.watchers,
+                    ],
+                )
+                .await?;
+            Ok(Outcome::Chatted(row.try_get(0)?))
         }
         Write::Undo { game, plies, step } => {
             let plies = i32::try_from(*plies).unwrap_or(i32::MAX);
