@@ -246,6 +246,9 @@ class WatchedGame(GameTerms):
             self._go = start_position(self.size, self.handicap)
             self._to_move = first_to_move(self.handicap)
         moves: list[Point] = [None if m is None else str(m) for m in _get(state, "moves", list)]
+        if self._go is not None and len(moves) < len(self._moves) and self._moves[: len(moves)] == moves:
+            self._go.rollback(len(self._moves) - len(moves))  # a turn taken back (undone)
+            del self._moves[len(moves) :]
         for ply in range(len(self._moves), len(moves)):
             self._replay(Played(self.id, ply, self._to_move, moves[ply], (), _other(self._to_move)), first)
         if self._moves != moves:  # not a continuation of what was received: the server's wins
@@ -429,7 +432,7 @@ def dispatch(player: Player, frame: Frame) -> bool:
     if kind in ("unwatched", "unwatched_lobby"):
         return True
     game_id = frame.get("game")
-    if kind == "state" and isinstance(game_id, dict):
+    if kind in ("state", "undone") and isinstance(game_id, dict):  # undone: a turn taken back
         watched = player._watches.get(str(game_id.get("id")))
         if watched is not None:
             watched._on_state(game_id)

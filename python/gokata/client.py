@@ -643,7 +643,7 @@ class Player:
                 self.wins, self.losses = mine.wins, mine.losses
                 if mine.rating is not None:
                     self.rating, self.deviation, self.rank = mine.rating, mine.deviation, mine.rank
-        elif kind in ("state", "start"):
+        elif kind in ("state", "start", "undone"):  # undone: the state after a turn taken back
             state = frame.get("game")
             started = self._adopt(state)
             if kind == "start" and started is not None and self._seek is not None:
