@@ -61,6 +61,22 @@ for (const color of ['black', 'white']) {
 """
 """Notes each different text the page shows on each player's clock, in order."""
 
+SPILLS = """
+const main = document.querySelector('main');
+const right = main.getBoundingClientRect().right - parseFloat(getComputedStyle(main).paddingRight);
+const out = [];
+if (document.documentElement.scrollWidth > innerWidth) out.push(`the page is ${document.documentElement.scrollWidth} px wide`);
+for (const e of main.querySelectorAll('*')) {
+  const r = e.getBoundingClientRect();
+  if (r.width > 0 && r.right > right + 0.5) out.push(`${e.tagName.toLowerCase()}#${e.id} reaches ${r.right} px of ${right}`);
+}
+return out;
+"""
+"""What of the main area reaches past its right edge (a phone would scroll sideways)."""
+PHONE = (390, 844, True)
+IN_VIEW = ("board", "status", "black-name", "black-rank", "white-name", "white-rank", "black-clock", "white-clock", "pass", "resign")
+"""What a player must see without scrolling while playing."""
+
 
 @pytest.fixture
 def server(tmp_path: Path, databases: Databases) -> Iterator[ServerProcess]:
@@ -100,6 +116,12 @@ def finished(server: ServerProcess, name: str, before: str = "") -> list[Frame]:
     return games
 
 
+def spills(page: Page) -> list[str]:
+    value = page.driver.execute_script(SPILLS)
+    assert isinstance(value, list)
+    return [str(problem) for problem in value]
+
+
 def clock_seen(page: Page, color: str) -> list[str]:
     value = page.driver.execute_script("return window.clockSeen[arguments[0]];", color)
     assert isinstance(value, list)
@@ -123,7 +145,12 @@ def test_two_browsers_play_a_rated_byoyomi_game_with_ranks_clocks_and_the_rating
 
     choose(alice, color="Black", time=BYOYOMI)
     alice.element("seek").click()
-    eventually(lambda: alice.text("status"), f"Waiting for an opponent: 9×9, black, rated, {BYOYOMI}…")
+    waiting = f"Waiting for an opponent: 9×9, black, rated, {BYOYOMI}…"
+    eventually(lambda: alice.text("status"), waiting)
+    # While she waits, alice reads the leaderboard: empty, as nobody has played yet.
+    alice.driver.find_element(By.LINK_TEXT, "Leaderboard").click()
+    contains(lambda: alice.text("directory-body"), "Nobody has a settled rank yet")
+    assert alice.text("status") == waiting and not alice.shown("seek")
     eventually(
         lambda: seek_items(bob),
         [f"{alice_name} {NEW}, 9×9, black, wants a person, rated, {BYOYOMI}"],
@@ -134,6 +161,7 @@ def test_two_browsers_play_a_rated_byoyomi_game_with_ranks_clocks_and_the_rating
     until(lambda: alice.stored("gokata.game") is not None and bob.stored("gokata.game") is not None)
     game = alice.stored("gokata.game")
     assert game is not None and bob.stored("gokata.game") == game
+    until(lambda: alice.shown("board") and not alice.shown("directory"), what="alice taken to her game")
     state = game_state(server, game)
     assert (state["black"], state["white"], state["rated"], state["handicap"]) == (alice_name, bob_name, True, 0)
     assert state["time"] == BYOYOMI_TIME and state["ranks"] == {"black": NEW, "white": NEW}
@@ -148,6 +176,9 @@ def test_two_browsers_play_a_rated_byoyomi_game_with_ranks_clocks_and_the_rating
         assert page.text("white-clock") == "10:00 + 5 × 0:30"
         assert running_clock(page) == "black"
 
+    alice.set_viewport(*PHONE)
+    assert alice.out_of_view(IN_VIEW) == [] and spills(alice) == []
+    alice.set_viewport(1280, 800, False)
     alice.click("5E")
     for page in (alice, bob):
         until(lambda: running_clock(page) == "white", what="white's clock running after black's move")
@@ -215,6 +246,8 @@ def test_a_custom_byoyomi_handicap_game_shows_its_periods_and_ends_on_time(
     choose(page, color="Black", rated="Unrated", handicap="2 stones", komi="0", time="Custom…")
     assert page.shown("custom-time") and page.shown("t-periods") and not page.shown("t-stones")
     choose(page, time_system="Byo-yomi: main time, then periods", t_main="1s", t_period="0:01", t_periods="2")
+    page.set_viewport(*PHONE)
+    assert spills(page) == []
     page.element("seek").click()
     eventually(
         lambda: page.text("status"),
@@ -276,6 +309,7 @@ def test_the_leaderboard_and_a_players_pages_of_finished_games(
 
     page = browsers(url_of(server))
     page.open()
+    page.set_viewport(*PHONE)
     page.element("name").send_keys(fresh_name("reader"))
     page.element("signin").click()
     until(lambda: page.shown("seek"), what="signed in")
@@ -291,6 +325,7 @@ def test_the_leaderboard_and_a_players_pages_of_finished_games(
         for i, p in enumerate(board)
     ]
     assert all("?" not in p["rank"] for p in board)
+    assert spills(page) == []
 
     page.driver.find_element(By.CSS_SELECTOR, "#leaderboard-table a.name").click()
     until(lambda: page.shown("player-games"), what="the leader's page")
@@ -301,6 +336,7 @@ def test_the_leaderboard_and_a_players_pages_of_finished_games(
         "return Array.from(document.querySelectorAll('#player-games li'), (item) => item.dataset.game);"
     )
     assert listed == [g["id"] for g in newest]
+    assert spills(page) == []
     page.element("next-page").click()
     older = finished(server, leader, newest[-1]["id"])
     assert len(older) == 1

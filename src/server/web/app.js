@@ -218,6 +218,7 @@
       seeking = null;
       pending = null;
       stopWatching();
+      if (route().page) location.hash = ""; // from the leaderboard or a player's page to the game
       showGame(m.game);
     },
     played(m) {
@@ -651,7 +652,7 @@
 
   function resultText() {
     if (!game || game.status !== "over") return "";
-    let text = "A draw.";
+    let text = game.reason === "passes" ? "A draw after two passes." : "A draw.";
     if (game.winner) {
       const winner = who(game.winner);
       text = {
@@ -663,8 +664,8 @@
     if (game.score) {
       const s = game.score;
       const margin = Math.abs(s.black - (s.white + s.komi));
-      const by = margin ? `by ${margin} points` : "a draw";
-      text += ` Area score: black ${s.black}, white ${s.white} + ${s.komi} komi = ${s.white + s.komi}; ${by}.`;
+      text += ` Area score: black ${s.black}, white ${s.white} + ${s.komi} komi = ${s.white + s.komi}`;
+      text += margin ? `; by ${margin} points.` : ".";
     }
     if (game.records) text += ` Records: ${record(game.records.black)}; ${record(game.records.white)}.`;
     return text;
