@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from support.databases import Databases
+from support.expected import Ledger, per_move, seeking
 from support.postgres_cluster import PostgresCluster
 from support.server_process import Frame, Player, ServerProcess, fresh_name, sign_in
 
@@ -93,14 +94,13 @@ def test_bad_bot_and_opponent_fields_are_refused_naming_them(server: ServerProce
 
 def test_people_meet_a_bot_only_when_they_ask_for_the_computer(server: ServerProcess) -> None:
     robot = sign_in_bot(server, "Robot")
-    assert seek(robot, [9, 13, 19]) == {
-        "type": "seeking", "size": [9, 13, 19], "color": "any", "opponent": "human"
-    }
+    assert seek(robot, [9, 13, 19]) == seeking([9, 13, 19])
     person = sign_in(server, fresh_name("Alice"))
     assert seek(person, 9)["opponent"] == "human", "a person asks for a person by default"
     waiting = server.get_json("/api/seeks")["seeks"]
-    assert {"name": robot.name, "size": [9, 13, 19], "color": "any", "opponent": "human", "bot": True} in waiting
-    assert {"name": person.name, "size": 9, "color": "any", "opponent": "human", "bot": False} in waiting
+    terms = {"rank": "6k?", "rated": True, "handicap": 0, "komi": 0.5, "time": per_move(300_000)}
+    assert {"name": robot.name, "size": [9, 13, 19], "color": "any", "opponent": "human", "bot": True, **terms} in waiting
+    assert {"name": person.name, "size": 9, "color": "any", "opponent": "human", "bot": False, **terms} in waiting
     cancel(person)
 
     asker = sign_in(server, fresh_name("Bob"))
@@ -128,6 +128,11 @@ def test_people_meet_a_bot_only_when_they_ask_for_the_computer(server: ServerPro
     over = asker.wire.expect("over")
     assert robot.wire.expect("over") == over
     assert over["records"]["black"]["bot"] is True and over["records"]["white"]["bot"] is False
+    # A bot's game is rated like any other.
+    ledger = Ledger()
+    ledger.of(robot.name).bot = True
+    ratings = ledger.finish(robot.name, asker.name, "black", size=13)
+    ledger.check_over(over, robot.name, asker.name, ratings)
     assert all(g["id"] != state["id"] for g in server.get_json("/api/games?status=playing")["games"])
     status, body = server.get("/api/games?status=over")
     assert status == 400 and '"over"' in body["error"]

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from support.databases import Databases
+from support.expected import Ledger, assert_matches
 from support.server_process import Frame, Player, ServerProcess, play, start_game
 from support.waiting import wait_until
 
@@ -48,10 +49,9 @@ def test_the_player_to_move_loses_on_time(server: ServerProcess) -> None:
     play(black, white, game, 0, "5E")
     since = time.monotonic()
     over = expect_timeout(black, white, since, "black")
-    assert over["records"] == {
-        "black": {"name": black.name, "wins": 1, "losses": 0, "bot": False},
-        "white": {"name": white.name, "wins": 0, "losses": 1, "bot": False},
-    }
+    ledger = Ledger()
+    ratings = ledger.finish(black.name, white.name, "black")
+    ledger.check_over(over, black.name, white.name, ratings)
     state = black.wire.sync(game)
     assert (state["status"], state["winner"], state["reason"], state["remaining_ms"]) == ("over", "black", "timeout", None)
     assert state["moves"] == ["5E"]
@@ -155,3 +155,8 @@ def test_a_last_pass_racing_the_timeout_is_counted_once(server: ServerProcess) -
         (bw, bl), (ww, wl) = records(server, black, white)
         assert bw + bl == 1 and ww + wl == 1, "each record changes exactly once"
         assert (bw, ww) == ((1, 0) if state["winner"] == "black" else (0, 1))
+        # And each rating once: one rated game's update from the new players' ratings.
+        ledger = Ledger()
+        ledger.finish(black.name, white.name, state["winner"])
+        for who in (black, white):
+            assert_matches(server.get_json(f"/api/players/{who.name}"), ledger.standing(who.name))

@@ -53,7 +53,12 @@ def test_a_lone_player_gets_a_game_with_the_computer_to_the_end(tmp_path: Path) 
         assert "the computer plays as gokata-bot" in server.lines[0]
         # The computer seeks once it has signed in, just after the server starts listening.
         [seek] = wait_until(lambda: server.get_json("/api/seeks")["seeks"], 10, "the computer's seek listed")
-        assert seek == {"name": "gokata-bot", "size": [9, 13, 19], "color": "any", "opponent": "human", "bot": True}
+        assert seek == {
+            "name": "gokata-bot", "size": [9, 13, 19], "color": "any", "opponent": "human", "bot": True,
+            # The computer's seek asks nothing of the terms: rated, even, the server's move time.
+            "rank": "6k?", "rated": True, "handicap": 0, "komi": 0.5,
+            "time": {"system": "per_move", "move_ms": 60_000},
+        }
         with connect(server.ws_url, fresh_name("Lone")) as person:
             game = person.seek(9, opponent="computer", timeout=10)
             computer_color = "white" if game.color == "black" else "black"

@@ -19,6 +19,7 @@ from websockets.exceptions import ConnectionClosed
 
 from gokata import Go
 from support.databases import Databases
+from support.expected import Ledger, assert_matches, assert_welcome
 from support.server_process import Frame, Player, ServerProcess, fresh_name, gokata_command, play, sign_in, start_game
 from support.waiting import wait_until
 
@@ -158,18 +159,25 @@ def test_kill_9_right_after_the_end_keeps_the_result_and_the_records_once(tmp_pa
         )
         assert state["moves"] == moves + [None]
         win, loss = (black, white) if over["winner"] == "black" else (white, black)
-        assert over["records"][over["winner"]] == {"name": win.name, "wins": 1, "losses": 0, "bot": False}
-        assert server.get(f"/api/players/{win.name}") == (200, {"name": win.name, "wins": 1, "losses": 0, "bot": False})
-        assert server.get(f"/api/players/{loss.name}") == (200, {"name": loss.name, "wins": 0, "losses": 1, "bot": False})
+        ledger = Ledger()
+        ratings = ledger.finish(black.name, white.name, over["winner"])
+        ledger.check_over(over, black.name, white.name, ratings)
+
+        def counted_once() -> None:
+            for who in (win, loss):
+                assert_matches(server.get_json(f"/api/players/{who.name}"), ledger.standing(who.name))
+
+        counted_once()
         again = sign_in(server, win.name, win.token)
-        assert (again.welcome["wins"], again.welcome["losses"], again.welcome["games"]) == (1, 0, [])
+        won = ledger.of(win.name)
+        assert_welcome(again.welcome, win.name, wins=1, losses=0, rating=won.rating)
+        assert again.welcome["games"] == []
         # The finished game stays finished: a late turn gets the state.
         assert again.wire.request({"type": "pass", "game": game, "ply": 6}, "state")["game"]["status"] == "over"
         # Restart once more: still counted once.
         server.stop()
         server.restart()
-        assert server.get(f"/api/players/{win.name}") == (200, {"name": win.name, "wins": 1, "losses": 0, "bot": False})
-        assert server.get(f"/api/players/{loss.name}") == (200, {"name": loss.name, "wins": 0, "losses": 1, "bot": False})
+        counted_once()
     integrity(databases, db)
 
 

@@ -23,6 +23,7 @@ from websockets.uri import parse_uri
 
 from gokata import Go
 from support.databases import Databases
+from support.expected import Ledger, assert_matches
 from support.server_process import (
     RECV_TIMEOUT,
     Frame,
@@ -314,9 +315,11 @@ def test_turns_and_resignations_in_a_finished_game_get_the_state(server: ServerP
     assert final["status"] == "over" and final["remaining_ms"] is None
     for wire in (black.wire, white.wire):
         wire.silent(0.1)
-    # Counted once.
-    for who, wins, losses in ((black, 1, 0), (white, 0, 1)):
-        assert server.get(f"/api/players/{who.name}") == (200, {"name": who.name, "wins": wins, "losses": losses, "bot": False})
+    # Counted once, the ratings moved once.
+    ledger = Ledger()
+    ledger.finish(black.name, white.name, "black")
+    for who in (black, white):
+        assert_matches(server.get_json(f"/api/players/{who.name}"), ledger.standing(who.name))
 
 
 # -- flooding --------------------------------------------------------------------------------

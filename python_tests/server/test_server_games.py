@@ -14,6 +14,7 @@ import pytest
 
 from gokata import Go
 from support.databases import Databases
+from support.expected import Ledger, assert_matches, assert_welcome
 from support.server_process import Frame, Player, ServerProcess, fresh_name, play, sign_in, start_game
 
 MOVE_TIME = 300.0
@@ -55,6 +56,8 @@ def test_a_turn_is_announced_to_both_players(server: ServerProcess) -> None:
         "captured": [],
         "to_move": "white",
         "remaining_ms": int(MOVE_TIME * 1000),
+        # Per move, every turn has the whole move time: neither clock ever runs down.
+        "clocks": {"black": {"main_ms": int(MOVE_TIME * 1000)}, "white": {"main_ms": int(MOVE_TIME * 1000)}},
     }
     played = play(white, black, game, 1, None)
     assert (played["color"], played["point"], played["captured"], played["to_move"]) == ("white", None, [], "black")
@@ -129,10 +132,8 @@ def test_two_passes_end_the_game_with_the_area_score(server: ServerProcess) -> N
     assert over["game"] == game and over["reason"] == "passes"
     assert over["score"] == {"black": score["black"], "white": score["white"], "komi": 0.5}
     assert over["winner"] == score["winner"]
-    assert over["records"] == {
-        "black": {"name": black.name, "wins": int(score["winner"] == "black"), "losses": int(score["winner"] == "white"), "bot": False},
-        "white": {"name": white.name, "wins": int(score["winner"] == "white"), "losses": int(score["winner"] == "black"), "bot": False},
-    }
+    ledger = Ledger()
+    ledger.check_over(over, black.name, white.name, ledger.finish(black.name, white.name, score["winner"]))
     state = black.wire.sync(game)
     assert state["status"] == "over"
     assert (state["winner"], state["reason"], state["score"], state["remaining_ms"]) == (
@@ -174,24 +175,23 @@ def test_resignation_on_either_turn(server: ServerProcess, resigner: str, on_tur
     over = black.wire.expect("over")
     assert white.wire.expect("over") == over
     winner = "white" if resigner == "black" else "black"
-    assert over == {
+    assert {key: over[key] for key in over if key not in ("records", "ratings")} == {
         "type": "over",
         "game": game,
         "winner": winner,
         "reason": "resign",
         "score": None,
-        "records": {
-            "black": {"name": black.name, "wins": int(winner == "black"), "losses": int(winner == "white"), "bot": False},
-            "white": {"name": white.name, "wins": int(winner == "white"), "losses": int(winner == "black"), "bot": False},
-        },
     }
+    assert set(over) == {"type", "game", "winner", "reason", "score", "records", "ratings"}
+    ledger = Ledger()
+    ledger.check_over(over, black.name, white.name, ledger.finish(black.name, white.name, winner))
     assert black.wire.sync(game)["moves"] == ["5E", "4D"][:moves]
 
 
 def test_records_add_up_in_over_welcome_and_the_api(server: ServerProcess) -> None:
     alice = sign_in(server, fresh_name("Grec"))
     bob = sign_in(server, fresh_name("Grec"))
-    expected = {alice.name: [0, 0], bob.name: [0, 0]}
+    ledger = Ledger()
     for round_ in range(3):
         # Alternate colours; alice resigns the second game, bob the others.
         first, second = (alice, bob) if round_ % 2 == 0 else (bob, alice)
@@ -203,17 +203,16 @@ def test_records_add_up_in_over_welcome_and_the_api(server: ServerProcess) -> No
         loser.wire.send({"type": "resign", "game": state["id"]})
         over = alice.wire.expect("over")
         assert bob.wire.expect("over") == over
-        expected[winner.name][0] += 1
-        expected[loser.name][1] += 1
-        for color, name in (("black", first.name), ("white", second.name)):
-            assert over["records"][color] == {"name": name, "wins": expected[name][0], "losses": expected[name][1], "bot": False}
+        ratings = ledger.finish(first.name, second.name, "black" if winner is first else "white")
+        ledger.check_over(over, first.name, second.name, ratings)
     for who in (alice, bob):
-        wins, losses = expected[who.name]
-        assert server.get(f"/api/players/{who.name.upper()}") == (200, {"name": who.name, "wins": wins, "losses": losses, "bot": False})
+        assert_matches(server.get_json(f"/api/players/{who.name.upper()}"), ledger.standing(who.name))
         again = sign_in(server, who.name, who.token)
-        assert (again.welcome["wins"], again.welcome["losses"], again.welcome["games"]) == (wins, losses, [])
+        record = ledger.of(who.name)
+        assert_welcome(again.welcome, who.name, wins=record.wins, losses=record.losses, rating=record.rating)
+        assert again.welcome["games"] == []
         again.wire.close()
-    assert expected == {alice.name: [2, 1], bob.name: [1, 2]}
+    assert [(ledger.of(who.name).wins, ledger.of(who.name).losses) for who in (alice, bob)] == [(2, 1), (1, 2)]
 
 
 def test_the_public_game_state_equals_the_state_frame(server: ServerProcess) -> None:

@@ -13,6 +13,7 @@ from urllib.parse import quote
 import pytest
 
 from support.databases import Databases
+from support.expected import assert_welcome, standing
 from support.server_process import ServerProcess, fresh_name, sign_in
 
 TOKEN = re.compile(r"[0-9a-f]{64}")
@@ -31,10 +32,17 @@ def test_a_new_name_is_registered_with_a_fresh_token(server: ServerProcess) -> N
     assert welcome["name"] == name
     assert TOKEN.fullmatch(welcome["token"]), welcome
     assert (welcome["wins"], welcome["losses"], welcome["games"]) == (0, 0, [])
+    # A new player's rating: 1500, deviation 350 (volatility 0.06), rank 6k, uncertain.
+    assert_welcome(welcome, name)
+    assert (welcome["rating"], welcome["deviation"], welcome["rank"]) == (1500, 350, "6k?")
     other = sign_in(server, fresh_name("Reg"))
     assert other.token != welcome["token"]
     other.wire.close()
-    assert server.get(f"/api/players/{name}") == (200, {"name": name, "wins": 0, "losses": 0, "bot": False})
+    assert server.get(f"/api/players/{name}") == (200, standing(name))
+    assert standing(name) == {
+        "name": name, "wins": 0, "losses": 0, "bot": False,
+        "rating": 1500, "deviation": 350, "volatility": 0.06, "rank": "6k?", "rated_games": 0,
+    }
 
 
 def test_a_registered_name_comes_back_with_its_token_in_any_case(server: ServerProcess) -> None:
@@ -46,8 +54,9 @@ def test_a_registered_name_comes_back_with_its_token_in_any_case(server: ServerP
         assert again.name == name, "the name keeps the case it was registered with"
         assert again.token == first.token
         assert (again.welcome["wins"], again.welcome["losses"], again.welcome["games"]) == (0, 0, [])
+        assert_welcome(again.welcome, name)
         again.wire.close()
-    assert server.get(f"/api/players/{name.lower()}") == (200, {"name": name, "wins": 0, "losses": 0, "bot": False})
+    assert server.get(f"/api/players/{name.lower()}") == (200, standing(name))
 
 
 def test_a_player_may_be_connected_twice(server: ServerProcess) -> None:

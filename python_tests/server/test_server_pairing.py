@@ -13,9 +13,11 @@ from typing import Any
 import pytest
 
 from support.databases import Databases
+from support.expected import seeking
 from support.server_process import Frame, Player, ServerProcess, fresh_name, sign_in
 
 MOVE_TIME = 300.0
+MOVE_MS = int(MOVE_TIME * 1000)
 
 
 @pytest.fixture(scope="module")
@@ -33,9 +35,7 @@ def seek(who: Player, size: int, color: str | None) -> None:
     frame: dict[str, Any] = {"type": "seek", "size": size}
     if color is not None:
         frame["color"] = color
-    assert who.wire.request(frame, "seeking") == {
-        "type": "seeking", "size": size, "color": color or "any", "opponent": "human"
-    }
+    assert who.wire.request(frame, "seeking") == seeking(size, color or "any", move_ms=MOVE_MS)
 
 
 def paired(newcomer: Player, waiting: Player, size: int, color: str | None) -> Frame:
@@ -64,8 +64,14 @@ def check_new_game(state: Frame, size: int) -> None:
     assert state["board"] == ["." * size] * size
     assert state["status"] == "playing"
     assert (state["winner"], state["reason"], state["score"]) == (None, None, None)
-    assert state["move_time_ms"] == int(MOVE_TIME * 1000)
+    assert state["move_time_ms"] == MOVE_MS
     assert 0 < state["remaining_ms"] <= state["move_time_ms"]
+    # A seek says nothing of its terms: a rated even game under the server's time per move,
+    # between two new players (rank 6k, uncertain).
+    assert (state["rated"], state["handicap"]) == (True, 0)
+    assert state["time"] == {"system": "per_move", "move_ms": MOVE_MS}
+    assert state["clocks"] == {"black": {"main_ms": MOVE_MS}, "white": {"main_ms": MOVE_MS}}
+    assert state["ranks"] == {"black": "6k?", "white": "6k?"}
 
 
 def test_black_meets_white(server: ServerProcess) -> None:
@@ -200,7 +206,7 @@ def test_a_seek_is_withdrawn_when_the_players_last_connection_closes(server: Ser
     one = player(server, "Ptwo")
     two = sign_in(server, one.name, one.token)
     seek(one, 9, "black")
-    assert two.wire.expect("seeking") == {"type": "seeking", "size": 9, "color": "black", "opponent": "human"}
+    assert two.wire.expect("seeking") == seeking(9, "black", move_ms=MOVE_MS)
     one.wire.close()
     state = paired(b, two, 9, "any")
     assert (state["black"], state["white"]) == (two.name, b.name)
@@ -213,7 +219,7 @@ def test_a_player_never_meets_itself(server: ServerProcess) -> None:
     two.wire.expect("seeking")
     two.wire.send({"type": "seek", "size": 9, "color": "white"})
     for wire in (one.wire, two.wire):  # replaced, not paired: every connection is told
-        assert wire.expect("seeking") == {"type": "seeking", "size": 9, "color": "white", "opponent": "human"}
+        assert wire.expect("seeking") == seeking(9, "white", move_ms=MOVE_MS)
     other = player(server, "Pself")
     state = paired(other, one, 9, "any")
     assert two.wire.expect("start")["game"] == state

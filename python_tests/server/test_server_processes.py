@@ -23,6 +23,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from gokata import Go
+from support import glicko2
+from support.expected import Ledger, assert_matches
 from support.game_driver import (
     GameDriver,
     Seat,
@@ -105,7 +107,8 @@ def test_processes_started_together_on_an_empty_database_migrate_it_once(postgre
         servers = start_site(url)
         try:
             name = url.rsplit("/", 1)[1]
-            assert postgres.psql("SELECT version FROM gokata_migrations ORDER BY version", name).split() == ["1", "2", "3", "4"]
+            versions = postgres.psql("SELECT version FROM gokata_migrations ORDER BY version", name).split()
+            assert versions == [str(n) for n in range(1, len(versions) + 1)] and len(versions) >= 5, versions
             assert "fillfactor=50" in postgres.psql("SELECT reloptions FROM pg_class WHERE relname = 'games'", name)
             assert postgres.psql("SELECT size FROM seek_sizes ORDER BY size", name).split() == ["9", "13", "19"]
             for server in servers:
@@ -288,6 +291,20 @@ def test_clocks_run_out_on_300_games_while_a_process_dies(postgres: PostgresClus
             name,
         )
         assert counts.split("|") == ["300", "300", "300", "300", "0"], counts
+        # Each game is rated: each player's rating moved once, from a new player's, by a loss
+        # (black) or a win (white) against another new player.
+        black_lost, white_won = glicko2.after_rated_game(glicko2.NEW, glicko2.NEW, black_won=False)
+        rows = postgres.psql("SELECT wins, rating, deviation, volatility, rated_games FROM players", name)
+        seen = 0
+        for row in rows.splitlines():
+            wins, rating, deviation, volatility, rated_games = row.split("|")
+            expected = white_won if wins == "1" else black_lost
+            assert rated_games == "1", row
+            assert (float(rating), float(deviation), float(volatility)) == pytest.approx(
+                (expected.rating, expected.deviation, expected.volatility), abs=1e-6
+            ), row
+            seen += 1
+        assert seen == 600
     finally:
         stop_site(servers)
 
@@ -407,6 +424,10 @@ def test_a_last_pass_sent_through_two_processes_at_once_ends_the_game_once(site:
         assert a.get_json(f"/api/games/{game}")["moves"] == [None, None]
         records = [a.get_json(f"/api/players/{player.name}") for player in (black, white)]
         assert sorted((r["wins"], r["losses"]) for r in records) == [(0, 1), (1, 0)], "counted once"
+        ledger = Ledger()
+        ledger.finish(black.name, white.name, "white" if records[1]["wins"] else "black")
+        for player, record in zip((black, white), records):
+            assert_matches(record, ledger.standing(player.name))  # the rating moved once too
     for server in site:
         assert "lost the database" not in server.output() and "refused" not in server.output(), server.output()
 

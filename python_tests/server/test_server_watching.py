@@ -268,7 +268,11 @@ def test_the_lobby_is_pushed_when_it_changes_at_most_once_a_second(tmp_path: Pat
             alice, bob, carol = players
             alice.wire.request({"type": "seek", "size": 9, "color": "black"}, "seeking")
             wait_until(lambda: lobby.count() == 1, 3, "the lobby pushed after a seek")
-            seek = {"name": alice.name, "size": 9, "color": "black", "opponent": "human", "bot": False}
+            seek = {
+                "name": alice.name, "size": 9, "color": "black", "opponent": "human", "bot": False,
+                "rank": "6k?", "rated": True, "handicap": 0, "komi": 0.5,
+                "time": {"system": "per_move", "move_ms": 300_000},
+            }
             assert lobby.latest() == {"type": "lobby", "seeks": [seek], "games": [], "total": 0}
             # Changes in quick succession for three seconds: a lobby a second at most.
             started = time.monotonic()
