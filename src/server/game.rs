@@ -5,8 +5,9 @@ use gokata_engine::sgf::{game_tree, write_tree, GameInfo, Property};
 use gokata_engine::{area_score, coord, Color, Game, GoError, Score};
 
 use super::store::StoredGame;
-use super::terms::GameTerms;
-use super::time_control::Clock;
+use super::terms::{GameTerms, Scoring};
+use super::time_control::{Clock, TimeControl};
+use gokata_engine::bot::{dead_stones, score_without};
 /// The board sizes a seek may ask for.
 pub const BOARD_SIZES: [usize; 3] = [9, 13, 19];
 
@@ -15,6 +16,9 @@ pub enum EndReason {
     Passes,
     Timeout,
     Resign,
+    /// Scored once the players agreed on the dead stones (or by the server's proposal when
+    /// they did not in time).
+    Score,
 }
 
 impl EndReason {
@@ -23,13 +27,19 @@ impl EndReason {
             EndReason::Passes => "passes",
             EndReason::Timeout => "timeout",
             EndReason::Resign => "resign",
+            EndReason::Score => "score",
         }
     }
 
     pub fn from_name(name: &str) -> Option<EndReason> {
-        [EndReason::Passes, EndReason::Timeout, EndReason::Resign]
-            .into_iter()
-            .find(|reason| reason.name() == name)
+        [
+            EndReason::Passes,
+            EndReason::Timeout,
+            EndReason::Resign,
+            EndReason::Score,
+        ]
+        .into_iter()
+        .find(|reason| reason.name() == name)
     }
 }
 
@@ -53,6 +63,15 @@ pub struct Turn {
     pub result: Option<GameResult>,
 }
 
+/// The scoring phase of a game scored by agreement: the stones marked dead, and who accepted
+/// them (black first).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScoringPhase {
+    /// Kata coordinates, in board order.
+    pub dead: Vec<String>,
+    pub accepted: [bool; 2],
+}
+
 /// Why a turn was not played.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Refusal {
@@ -61,12 +80,17 @@ pub enum Refusal {
     NotYourTurn,
     /// The point is not a coordinate at all.
     Malformed(String),
+    /// The game is being scored: turns wait for a `resume`.
+    Scoring,
     /// Off the board, occupied, suicide or ko.
     Illegal {
         reason: &'static str,
         message: String,
     },
 }
+
+/// The time the players have to agree on the dead stones (unless a move's time is shorter).
+pub const SCORING_TIME_MS: u64 = 5 * 60 * 1000;
 
 /// The chat messages a game keeps at hand (and a STATE carries): the last ones.
 pub const CHAT_KEPT: usize = 100;
@@ -118,6 +142,8 @@ pub struct ServerGame {
     pub undo: UndoState,
     /// The last [`CHAT_KEPT`] chat messages, oldest first.
     pub chat: Vec<ChatMessage>,
+    /// Under agreement, after two passes: the stones marked dead until both accept.
+    pub scoring: Option<ScoringPhase>,
     game: Game,
     moves: Vec<Option<String>>,
     result: Option<GameResult>,
@@ -142,6 +168,7 @@ impl ServerGame {
             clock_history: Vec::new(),
             undo: UndoState::default(),
             chat: Vec::new(),
+            scoring: None,
             terms,
             game,
             moves: Vec::new(),
@@ -176,6 +203,8 @@ impl ServerGame {
             let color = game.to_move();
             game.play(color, ply, point.as_deref())
                 .map_err(|refusal| format!("game {} turn {ply}: {refusal:?}", stored.id))?;
+            // A scoring phase the turns went on from was resumed; the one under way is stored.
+            game.scoring = None;
             // Turns stored before clocks were: the clocks as at the start.
             if let Some(Some(clocks)) = stored.turn_clocks.get(ply) {
                 game.set_clocks(*clocks);
@@ -188,6 +217,11 @@ impl ServerGame {
         game.set_clocks(stored.clocks);
         game.undo = stored.undo;
         game.chat = stored.chat.clone();
+        game.scoring = if game.is_over() {
+            None
+        } else {
+            stored.scoring.clone()
+        };
         Ok(game)
     }
 
@@ -209,6 +243,7 @@ impl ServerGame {
             turn_clocks: self.clock_history.iter().copied().map(Some).collect(),
             undo: self.undo,
             chat: self.chat.clone(),
+            scoring: self.scoring.clone(),
             moves: self.moves.clone(),
             result: self.result,
         }
@@ -240,9 +275,21 @@ impl ServerGame {
         self.clocks
     }
 
-    /// The time the player to move had when its turn began.
+    /// The time the player to move had when its turn began; in the scoring phase, the time the
+    /// players have to agree.
     pub fn turn_time_ms(&self) -> u64 {
+        if self.scoring.is_some() {
+            return self.scoring_time_ms();
+        }
         self.terms.time.time_left(&self.clock(self.to_move()))
+    }
+
+    /// The time to agree on the dead stones: five minutes, or the game's move time if shorter.
+    pub fn scoring_time_ms(&self) -> u64 {
+        match self.terms.time {
+            TimeControl::PerMove { move_ms } => move_ms.min(SCORING_TIME_MS),
+            _ => SCORING_TIME_MS,
+        }
     }
 
     /// `color`'s clock after a turn that took `elapsed_ms`; `None` if it ran out of time first.
@@ -264,6 +311,118 @@ impl ServerGame {
         if let Some(last) = self.clock_history.last_mut() {
             *last = clocks;
         }
+    }
+
+    /// The dead stones the server proposes: the bot's own estimate, from a seed of the game's,
+    /// so that every process proposes the same.
+    pub fn proposed_dead(&self) -> Vec<String> {
+        let seed = self.id.bytes().fold(self.moves.len() as u64, |seed, byte| {
+            seed.wrapping_mul(31).wrapping_add(u64::from(byte))
+        });
+        let board = self.game.board();
+        let size = self.size();
+        let mut dead: Vec<(usize, usize)> = dead_stones(&self.game, seed)
+            .into_iter()
+            .map(|p| board.row_col(p))
+            .collect();
+        dead.sort_unstable();
+        dead.into_iter().map(|(r, c)| coord::format(r, c, size)).collect()
+    }
+
+    /// The area score with the stones marked dead taken off.
+    pub fn score_with_dead(&self, dead: &[String]) -> Score {
+        let board = self.game.board();
+        let size = self.size();
+        let points: Vec<_> = dead
+            .iter()
+            .filter_map(|text| coord::parse(text, size, size).ok())
+            .map(|(r, c)| board.point(r, c))
+            .collect();
+        score_without(board, &points, self.terms.komi)
+    }
+
+    /// Marks the whole chain at `point` dead or alive, and clears both acceptances.
+    pub fn mark(&mut self, point: &str, dead: bool) -> Result<(), String> {
+        let size = self.size();
+        let (row, col) = coord::parse(point, size, size).map_err(|error| error.to_string())?;
+        let board = self.game.board();
+        let p = board.point(row, col);
+        if board.stone(p).is_none() {
+            return Err(format!("field 'point': {point} has no stone"));
+        }
+        let mut chain: Vec<(usize, usize)> = board.chain(p).into_iter().map(|q| board.row_col(q)).collect();
+        chain.sort_unstable();
+        let Some(phase) = self.scoring.as_mut() else {
+            return Err("the game is not being scored".into());
+        };
+        let mut marked: Vec<(usize, usize)> = phase
+            .dead
+            .iter()
+            .filter_map(|text| coord::parse(text, size, size).ok())
+            .filter(|point| !chain.contains(point))
+            .collect();
+        if dead {
+            marked.extend(chain);
+        }
+        marked.sort_unstable();
+        phase.dead = marked
+            .into_iter()
+            .map(|(r, c)| coord::format(r, c, size))
+            .collect();
+        phase.accepted = [false; 2];
+        Ok(())
+    }
+
+    /// `color` accepts `dead` as the dead stones; it must be the set marked now (in any order).
+    /// Whether both have accepted now (then [`ServerGame::finish_scoring`] ends the game).
+    pub fn accept(&mut self, color: Color, dead: &[String]) -> Result<bool, String> {
+        let size = self.size();
+        let Some(phase) = self.scoring.as_mut() else {
+            return Err("the game is not being scored".into());
+        };
+        let mut asked: Vec<(usize, usize)> = Vec::with_capacity(dead.len());
+        for text in dead {
+            asked.push(coord::parse(text, size, size).map_err(|error| format!("field 'dead': {error}"))?);
+        }
+        asked.sort_unstable();
+        asked.dedup();
+        let asked: Vec<String> = asked
+            .into_iter()
+            .map(|(r, c)| coord::format(r, c, size))
+            .collect();
+        if asked != phase.dead {
+            return Err(format!(
+                "field 'dead' is not the set marked now ({}): accept what is marked, or mark first",
+                if phase.dead.is_empty() {
+                    "none".to_string()
+                } else {
+                    phase.dead.join(" ")
+                }
+            ));
+        }
+        phase.accepted[color_index(color)] = true;
+        Ok(phase.accepted == [true; 2])
+    }
+
+    /// Back to play: the player who passed first is to move, clocks as they were.
+    pub fn resume(&mut self) -> Result<(), String> {
+        self.scoring
+            .take()
+            .map(|_| ())
+            .ok_or_else(|| "the game is not being scored".into())
+    }
+
+    /// Ends the scoring phase: the stones marked dead taken off, the area score decides.
+    pub fn finish_scoring(&mut self) -> GameResult {
+        let dead = self.scoring.take().map(|phase| phase.dead).unwrap_or_default();
+        let score = self.score_with_dead(&dead);
+        let result = GameResult {
+            winner: score.winner(),
+            reason: EndReason::Score,
+            score: Some(score),
+        };
+        self.result = Some(result);
+        result
     }
 
     /// Keeps `message`, forgetting the oldest beyond [`CHAT_KEPT`].
@@ -341,8 +500,10 @@ impl ServerGame {
             match (result.reason, result.score) {
                 (EndReason::Resign, _) => format!("{winner}+R"),
                 (EndReason::Timeout, _) => format!("{winner}+T"),
-                (EndReason::Passes, Some(score)) => format!("{winner}+{}", score.margin().abs()),
-                (EndReason::Passes, None) => format!("{winner}+"),
+                (EndReason::Passes | EndReason::Score, Some(score)) => {
+                    format!("{winner}+{}", score.margin().abs())
+                }
+                (EndReason::Passes | EndReason::Score, None) => format!("{winner}+"),
             }
         });
         let info = GameInfo {
@@ -383,6 +544,9 @@ impl ServerGame {
         if self.is_over() || ply != self.moves.len() {
             return Err(Refusal::Stale);
         }
+        if self.scoring.is_some() {
+            return Err(Refusal::Scoring);
+        }
         if color != self.to_move() {
             return Err(Refusal::NotYourTurn);
         }
@@ -392,7 +556,12 @@ impl ServerGame {
             self.clock_history.push(self.clocks);
             self.undo.pending = None;
             let second_pass = self.moves.len() >= 2 && self.moves[self.moves.len() - 2].is_none();
-            if second_pass {
+            if second_pass && self.terms.scoring == Scoring::Agreement {
+                self.scoring = Some(ScoringPhase {
+                    dead: self.proposed_dead(),
+                    accepted: [false; 2],
+                });
+            } else if second_pass {
                 let score = area_score(self.game.board(), self.terms.komi);
                 self.result = Some(GameResult {
                     winner: score.winner(),
@@ -480,7 +649,6 @@ fn color_index(color: Color) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::time_control::TimeControl;
 
     fn game() -> ServerGame {
         let time = TimeControl::PerMove { move_ms: 1000 };

@@ -4,6 +4,8 @@
 
 use super::protocol::{Opponent, SeekColor};
 use super::rating::{handicap_stones, Rating};
+#[cfg(test)]
+use super::terms::Scoring;
 use super::terms::{GameTerms, HandicapAsk, SeekTerms, DEFAULT_KOMI};
 use gokata_engine::Color;
 
@@ -170,6 +172,7 @@ pub fn pair(seek: Seek, waiting: Seek, coin: impl FnOnce() -> bool) -> Pairing {
         },
         time: black.terms.time,
         ranks: [black.rating.rank_label(), white.rating.rank_label()],
+        scoring: black.terms.scoring,
     };
     Pairing {
         size,
@@ -219,6 +222,7 @@ mod tests {
             komi: 0.5,
             time: TIME,
             ranks: ["6k?".into(), "6k?".into()],
+            scoring: Scoring::AllAlive,
         }
     }
 
@@ -386,10 +390,9 @@ mod tests {
         assert!(!pairing.terms.rated);
         let mut stones = seek("f", 19, SeekColor::White);
         stones.terms = SeekTerms {
-            rated: false,
             handicap: HandicapAsk::Stones(3),
-            komi: 0.5,
-            time: TIME,
+            rated: false,
+            ..SeekTerms::even(TIME)
         };
         lobby.seek(stones.clone(), never);
         stones.name = "g".into();

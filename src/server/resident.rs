@@ -386,7 +386,15 @@ fn answer_to(seek: &Value) -> Option<(String, ClientFrame)> {
         handicap,
         komi: seek["komi"].as_f64()?,
         time: Some(TimeControl::parse(&seek["time"]).ok()?),
+        scoring: Default::default(),
     };
+    // Games with a program count every stone as alive.
+    if seek["scoring"]
+        .as_str()
+        .is_some_and(|scoring| scoring != "all_alive")
+    {
+        return None;
+    }
     let key = format!("{} {}", seek["name"], seek);
     let frame = ClientFrame::Seek {
         sizes: vec![size],

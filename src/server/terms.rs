@@ -10,6 +10,31 @@ pub const DEFAULT_KOMI: f64 = 0.5;
 /// The most komi an unrated seek may ask for, either way.
 pub const MAX_KOMI: f64 = 150.0;
 
+/// How a game that ends by two passes is scored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Scoring {
+    /// Every stone counts as alive (the default).
+    #[default]
+    AllAlive,
+    /// The players agree on the dead stones first, from the server's proposal.
+    Agreement,
+}
+
+impl Scoring {
+    pub fn name(self) -> &'static str {
+        match self {
+            Scoring::AllAlive => "all_alive",
+            Scoring::Agreement => "agreement",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Scoring> {
+        [Scoring::AllAlive, Scoring::Agreement]
+            .into_iter()
+            .find(|scoring| scoring.name() == name)
+    }
+}
+
 /// The handicap a seek asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HandicapAsk {
@@ -45,6 +70,7 @@ pub struct SeekTerms {
     pub handicap: HandicapAsk,
     pub komi: f64,
     pub time: TimeControl,
+    pub scoring: Scoring,
 }
 
 impl SeekTerms {
@@ -55,6 +81,7 @@ impl SeekTerms {
             handicap: HandicapAsk::Stones(0),
             komi: DEFAULT_KOMI,
             time,
+            scoring: Scoring::AllAlive,
         }
     }
 
@@ -64,6 +91,7 @@ impl SeekTerms {
             "handicap": self.handicap.to_json(),
             "komi": self.komi,
             "time": self.time.to_json(),
+            "scoring": self.scoring.name(),
         })
     }
 
@@ -74,7 +102,19 @@ impl SeekTerms {
             handicap: HandicapAsk::from_json(&value["handicap"]).ok_or("no 'handicap'")?,
             komi: value["komi"].as_f64().ok_or("no 'komi'")?,
             time: TimeControl::parse(&value["time"])?,
+            scoring: scoring_of(&value["scoring"])?,
         })
+    }
+}
+
+/// A `scoring` as stored; absent in what was stored before there was a choice.
+fn scoring_of(value: &Value) -> Result<Scoring, String> {
+    match value {
+        Value::Null => Ok(Scoring::AllAlive),
+        value => value
+            .as_str()
+            .and_then(Scoring::from_name)
+            .ok_or_else(|| format!("no scoring {value}")),
     }
 }
 
@@ -88,6 +128,7 @@ pub struct GameTerms {
     pub time: TimeControl,
     /// The players' ranks as they were at the start, black first (`"6k?"`, `"1d"`).
     pub ranks: [String; 2],
+    pub scoring: Scoring,
 }
 
 impl GameTerms {
@@ -100,6 +141,7 @@ impl GameTerms {
             komi: DEFAULT_KOMI,
             time,
             ranks: [String::new(), String::new()],
+            scoring: Scoring::AllAlive,
         }
     }
 
@@ -110,6 +152,7 @@ impl GameTerms {
             "handicap": self.handicap,
             "time": self.time.to_json(),
             "ranks": self.ranks,
+            "scoring": self.scoring.name(),
         })
         .to_string()
     }
@@ -136,6 +179,7 @@ impl GameTerms {
             komi,
             time: TimeControl::parse(&value["time"])?,
             ranks: [rank(0), rank(1)],
+            scoring: scoring_of(&value["scoring"])?,
         })
     }
 }
@@ -156,6 +200,7 @@ mod tests {
             handicap: HandicapAsk::Stones(3),
             komi: -6.5,
             time,
+            scoring: Scoring::Agreement,
         };
         assert_eq!(SeekTerms::from_json(&seek.to_json()), Ok(seek));
         let auto = SeekTerms {
@@ -169,6 +214,7 @@ mod tests {
             komi: 0.5,
             time,
             ranks: ["3k".into(), "1d?".into()],
+            scoring: Scoring::Agreement,
         };
         assert_eq!(GameTerms::from_json(Some(&game.to_json()), 0.5, 1), Ok(game));
         assert_eq!(

@@ -39,6 +39,12 @@ impl Hub {
             }
             live.deadline = None;
             live.turn_started = None;
+            // No agreement in time: the server's marks decide.
+            if live.game.scoring.is_some() {
+                let result = live.game.finish_scoring();
+                self.finish(&game_id, result, None);
+                continue;
+            }
             let loser = live.game.to_move();
             if let Some(result) = live.game.end(loser, EndReason::Timeout) {
                 self.finish(&game_id, result, None);

@@ -140,7 +140,7 @@ impl Hub {
                 Write::Turn { ply, .. } => live.is_none_or(|live| live.game.moves().len() > *ply),
                 Write::Finish { .. } | Write::NewGame(_) => live.is_none(),
                 // Read again, the game tells; the request is sent again either way.
-                Write::Undo { .. } | Write::Chat { .. } => false,
+                Write::Undo { .. } | Write::Chat { .. } | Write::Scoring { .. } => false,
             };
             if !stored {
                 let refused = Refused::new(

@@ -622,6 +622,13 @@ impl Hub {
             (ClientFrame::Resign { game }, Some(player)) => self.resign(conn, &player, &game).await,
             (ClientFrame::Undo { game, ply }, Some(player)) => self.ask_undo(conn, &player, &game, ply).await,
             (ClientFrame::Chat { game, text }, Some(player)) => self.chat(conn, &player, &game, &text).await,
+            (ClientFrame::Mark { game, point, dead }, Some(player)) => {
+                self.mark(conn, &player, &game, &point, dead).await
+            }
+            (ClientFrame::Accept { game, dead }, Some(player)) => {
+                self.accept_marks(conn, &player, &game, &dead).await
+            }
+            (ClientFrame::Resume { game }, Some(player)) => self.resume(conn, &player, &game).await,
             (ClientFrame::UndoAnswer { game, ply, accept }, Some(player)) => {
                 self.answer_undo(conn, &player, &game, ply, accept).await
             }
@@ -656,6 +663,7 @@ mod pairing;
 mod presence;
 mod queries;
 mod remote;
+pub mod scoring;
 mod sign_in;
 #[cfg(test)]
 mod tests;

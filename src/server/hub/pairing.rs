@@ -7,7 +7,7 @@ use crate::game::ServerGame;
 use crate::lobby::Seek;
 use crate::protocol::{sizes_value, AskedTerms, GameState, Opponent, Refused, SeekColor, ServerMessage};
 use crate::store::Write;
-use crate::terms::SeekTerms;
+use crate::terms::{Scoring, SeekTerms};
 use crate::time_control::TimeControl;
 
 use super::turns::player_keys;
@@ -23,7 +23,13 @@ impl Hub {
         asked: AskedTerms,
     ) -> Result<(), Refused> {
         let record = &self.players[player].record;
+        if record.bot && asked.scoring == Scoring::Agreement {
+            return Err(Refused::bad_request(
+                "field 'scoring' \"agreement\" is for people: games with a program count every stone as alive",
+            ));
+        }
         let terms = SeekTerms {
+            scoring: asked.scoring,
             rated: asked.rated,
             handicap: asked.handicap,
             komi: asked.komi,
@@ -66,6 +72,7 @@ impl Hub {
                     handicap: terms.handicap.to_json(),
                     komi: terms.komi,
                     time: terms.time.to_json(),
+                    scoring: terms.scoring.name(),
                 },
             );
             return Ok(());

@@ -127,6 +127,9 @@ impl Hub {
             // The result of a last pass comes as a change of its own, read with its records.
             if turn.result.is_none() {
                 self.arm_clock(&game_id, move_time);
+                if self.games[&game_id].game.scoring.is_some() {
+                    self.tell_scoring(&game_id);
+                }
             }
         }
     }
@@ -186,6 +189,7 @@ impl Hub {
         let live = self.games.remove(&id).expect("checked above");
         let queued = live.queued;
         let held_undo = live.game.undo.pending;
+        let held_scoring = live.game.scoring.clone();
         let mut undone = false;
         let (mut game, first_ply, new_turns) = if live.dirty {
             // Replayed from the start; what this process announced already is not again, but
@@ -211,6 +215,7 @@ impl Hub {
                 None => [now.game.terms.time.new_clock(); 2],
             };
             known.result = None;
+            known.scoring = None; // entered, if at all, by a turn played below
             let game = ServerGame::from_stored(&known).map_err(corrupt)?;
             (game, common, &now.game.moves[common..])
         } else {
@@ -241,6 +246,8 @@ impl Hub {
         }
         game.set_clocks(now.game.clocks);
         game.undo = now.game.undo;
+        game.scoring = now.game.scoring.clone();
+        let scoring_changed = held_scoring != game.scoring && now.game.result.is_none();
         match (held_undo, now.game.undo.pending) {
             (held, Some(request)) if held != Some(request) => {
                 let text = ServerMessage::UndoRequested {
@@ -266,11 +273,25 @@ impl Hub {
             return Ok(());
         }
         let remaining = remaining(&now, &game);
+        let resumed = scoring_changed && game.scoring.is_none();
         let mut rebuilt = LiveGame::new(game);
         // Its entry in `clocks` stays: one entry per game, however often it changes.
         rebuilt.queued = queued;
         self.hold(rebuilt);
         self.arm_clock(&id, remaining);
+        if resumed {
+            let live = &self.games[&id];
+            let state = GameState::of(&live.game, self.remaining_ms(live))
+                .with_connected(|name| self.is_connected_name(name));
+            let text: Arc<str> = ServerMessage::Resumed { game: state }.to_json().into();
+            let players = player_keys(&self.games[&id].game);
+            for player in &players {
+                self.send_to_player(player, &text);
+            }
+            self.tell_watchers(&id, &players, None, &text);
+        } else if scoring_changed {
+            self.tell_scoring(&id);
+        }
         Ok(())
     }
 

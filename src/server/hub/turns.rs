@@ -61,6 +61,10 @@ impl Hub {
                 Ok(())
             }
             Err(Refusal::Stale) => self.send_state(conn, game_id).await,
+            Err(Refusal::Scoring) => Err(Refused::bad_request(
+                "the game is being scored: mark dead stones, accept them, or resume play first",
+            )
+            .in_game(game_id)),
             Err(Refusal::NotYourTurn) => Err(Refused::new(
                 ErrorCode::NotYourTurn,
                 format!("it is {}'s turn, not {}'s", live.game.to_move(), color),
@@ -96,7 +100,12 @@ impl Hub {
         self.tell_watchers_later(game_id, Some(turn.ply), &text, Some(write));
         match turn.result {
             Some(result) => self.finish(game_id, result, Some(conn)),
-            None => self.clocks_to_start.push((game_id.to_string(), write)),
+            None => {
+                if self.games[game_id].game.scoring.is_some() {
+                    self.begin_scoring(game_id, conn);
+                }
+                self.clocks_to_start.push((game_id.to_string(), write));
+            }
         }
         if let Some(live) = self.games.get_mut(game_id) {
             live.deadline = None;

@@ -49,6 +49,11 @@ pub struct GameState<'a> {
     pub ranks: Value,
     /// The last chat messages its reader may see, oldest first.
     pub chat: Vec<ChatView>,
+    /// `all_alive` or `agreement`.
+    pub scoring: &'static str,
+    /// The scoring phase, while the status is `scoring`: the dead stones marked, the score
+    /// without them, who accepted.
+    pub marks: Option<Value>,
     /// Whether each player is a program.
     pub bots: ByColor,
     /// Whether each player is connected to the server, while the game is on.
@@ -97,7 +102,11 @@ impl GameState<'_> {
             moves: game.moves(),
             to_move: game.to_move().name(),
             board: game.board_rows(),
-            status: if result.is_some() { "over" } else { "playing" },
+            status: match (result, &game.scoring) {
+                (Some(_), _) => "over",
+                (None, Some(_)) => "scoring",
+                (None, None) => "playing",
+            },
             winner: result.and_then(|r| r.winner).map(Color::name),
             reason: result.map(|r| r.reason.name()),
             score: result.and_then(score_view),
@@ -109,6 +118,8 @@ impl GameState<'_> {
             clocks: clocks_view(game),
             ranks: json!({"black": game.terms.ranks[0], "white": game.terms.ranks[1]}),
             chat: game.visible_chat(game.is_over()).map(ChatView::of).collect(),
+            scoring: game.terms.scoring.name(),
+            marks: crate::hub::scoring::scoring_view(game),
             bots: ByColor {
                 black: game.bots[0],
                 white: game.bots[1],
@@ -125,7 +136,7 @@ impl GameState<'_> {
 
     /// With whether each player is connected (`connected(name)`), if the game is on.
     pub fn with_connected(mut self, connected: impl Fn(&str) -> bool) -> Self {
-        if self.status == "playing" {
+        if self.status != "over" {
             self.connected = Some(ByColor {
                 black: connected(self.black),
                 white: connected(self.white),
@@ -207,6 +218,7 @@ pub struct SeekView<'a> {
     pub handicap: Value,
     pub komi: f64,
     pub time: Value,
+    pub scoring: &'static str,
 }
 
 impl SeekView<'_> {
@@ -222,6 +234,7 @@ impl SeekView<'_> {
             handicap: seek.terms.handicap.to_json(),
             komi: seek.terms.komi,
             time: seek.terms.time.to_json(),
+            scoring: seek.terms.scoring.name(),
         }
     }
 }
@@ -295,6 +308,7 @@ pub enum ServerMessage<'a> {
         handicap: Value,
         komi: f64,
         time: Value,
+        scoring: &'static str,
     },
     Cancelled,
     Start {
@@ -342,6 +356,10 @@ pub enum ServerMessage<'a> {
     UndoDeclined {
         game: &'a str,
         ply: usize,
+    },
+    /// To both players and the watchers: the scoring phase ended, play goes on.
+    Resumed {
+        game: GameState<'a>,
     },
     /// To both players and the watchers: the last turn was taken back.
     Undone {

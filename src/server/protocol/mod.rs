@@ -163,6 +163,21 @@ pub enum ClientFrame {
         game: String,
         ply: usize,
     },
+    /// In the scoring phase: the chain at `point` dead or alive.
+    Mark {
+        game: String,
+        point: String,
+        dead: bool,
+    },
+    /// In the scoring phase: the dead stones accepted, as the sender sees them marked.
+    Accept {
+        game: String,
+        dead: Vec<String>,
+    },
+    /// In the scoring phase: back to play.
+    Resume {
+        game: String,
+    },
     /// A chat message in a game.
     Chat {
         game: String,
@@ -305,6 +320,18 @@ impl ClientFrame {
             "resign" => ClientFrame::Resign {
                 game: game()?.to_string(),
             },
+            "mark" => ClientFrame::Mark {
+                game: game()?.to_string(),
+                point: fields.string("point")?.to_string(),
+                dead: fields.required_flag("dead")?,
+            },
+            "accept" => ClientFrame::Accept {
+                game: game()?.to_string(),
+                dead: fields.points("dead")?,
+            },
+            "resume" => ClientFrame::Resume {
+                game: game()?.to_string(),
+            },
             "chat" => ClientFrame::Chat {
                 game: game()?.to_string(),
                 text: fields.string("text")?.to_string(),
@@ -348,7 +375,7 @@ impl ClientFrame {
             other => {
                 return Err(Refused::bad_request(format!(
                     "unknown frame type {other:?}: expected hello, seek, cancel, move, pass, resign, \
-                     undo, undo_answer, chat, sync, ping, watch, unwatch, watch_lobby or unwatch_lobby"
+                     undo, undo_answer, mark, accept, resume, chat, sync, ping, watch, unwatch, watch_lobby or unwatch_lobby"
                 )))
             }
         };
@@ -393,6 +420,52 @@ impl Fields<'_> {
     fn ply(&self) -> Result<usize, Refused> {
         // Any ply too large for a usize is as stale as any other wrong ply.
         Ok(usize::try_from(self.whole_number("ply")?).unwrap_or(usize::MAX))
+    }
+
+    /// A field that must be `true` or `false`.
+    fn required_flag(&self, name: &str) -> Result<bool, Refused> {
+        match self.0.get(name) {
+            Some(Value::Bool(flag)) => Ok(*flag),
+            None | Some(Value::Null) => Err(Refused::bad_request(format!(
+                "the frame has no field '{name}' (true or false)"
+            ))),
+            Some(other) => Err(Refused::bad_request(format!(
+                "field '{name}' must be true or false, not {}",
+                shown(other)
+            ))),
+        }
+    }
+
+    /// A list of points (strings), at most a board's worth.
+    fn points(&self, name: &str) -> Result<Vec<String>, Refused> {
+        let list = match self.0.get(name) {
+            Some(Value::Array(list)) => list,
+            None | Some(Value::Null) => {
+                return Err(Refused::bad_request(format!(
+                    "the frame has no field '{name}' (a list of points)"
+                )))
+            }
+            Some(other) => {
+                return Err(Refused::bad_request(format!(
+                    "field '{name}' must be a list of points, not {}",
+                    shown(other)
+                )))
+            }
+        };
+        if list.len() > 19 * 19 {
+            return Err(Refused::bad_request(format!(
+                "field '{name}' lists more points than a board has"
+            )));
+        }
+        list.iter()
+            .map(|value| match value {
+                Value::String(point) => Ok(point.clone()),
+                other => Err(Refused::bad_request(format!(
+                    "field '{name}' must list points as strings, not {}",
+                    shown(other)
+                ))),
+            })
+            .collect()
     }
 
     fn flag(&self, name: &str) -> Result<bool, Refused> {

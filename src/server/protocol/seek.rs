@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::{shown, Fields, Refused};
-use crate::terms::{HandicapAsk, DEFAULT_KOMI, MAX_KOMI};
+use crate::terms::{HandicapAsk, Scoring, DEFAULT_KOMI, MAX_KOMI};
 use crate::time_control::TimeControl;
 
 /// What a `seek` asks of its game; the time control is the server's default where it says none.
@@ -14,6 +14,7 @@ pub struct AskedTerms {
     pub handicap: HandicapAsk,
     pub komi: f64,
     pub time: Option<TimeControl>,
+    pub scoring: Scoring,
 }
 
 impl Default for AskedTerms {
@@ -23,6 +24,7 @@ impl Default for AskedTerms {
             handicap: HandicapAsk::Stones(0),
             komi: DEFAULT_KOMI,
             time: None,
+            scoring: Scoring::AllAlive,
         }
     }
 }
@@ -85,11 +87,21 @@ impl Fields<'_> {
             None | Some(Value::Null) => None,
             Some(value) => Some(TimeControl::parse(value).map_err(Refused::bad_request)?),
         };
+        let scoring = match self.0.get("scoring") {
+            None | Some(Value::Null) => Scoring::AllAlive,
+            Some(value) => value.as_str().and_then(Scoring::from_name).ok_or_else(|| {
+                Refused::bad_request(format!(
+                    "field 'scoring' must be \"all_alive\" or \"agreement\", not {}",
+                    shown(value)
+                ))
+            })?,
+        };
         Ok(AskedTerms {
             rated,
             handicap,
             komi: komi.unwrap_or(DEFAULT_KOMI),
             time,
+            scoring,
         })
     }
 }

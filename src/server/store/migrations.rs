@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
 use tokio_postgres::error::SqlState;
 use tokio_postgres::Client;
 
@@ -81,6 +81,43 @@ CREATE TABLE chat (
     watchers INTEGER NOT NULL CHECK (watchers IN (0, 1))
 );
 CREATE INDEX chat_game ON chat (game, id);
+",
+    "
+-- Scoring by agreement: a game's scoring phase (the stones marked dead, who accepted them), and
+-- the result it ends in, reason 'score'. SQLite changes a CHECK only by making the table anew
+-- (the migrations run with foreign keys off).
+CREATE TABLE games_next (
+    id TEXT PRIMARY KEY,
+    size INTEGER NOT NULL,
+    black TEXT NOT NULL REFERENCES players(name),
+    white TEXT NOT NULL REFERENCES players(name),
+    komi REAL NOT NULL,
+    move_time_ms INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('playing', 'over')),
+    winner TEXT CHECK (winner IN ('black', 'white')),
+    reason TEXT CHECK (reason IN ('passes', 'timeout', 'resign', 'score')),
+    score_black INTEGER,
+    score_white INTEGER,
+    terms TEXT,
+    clocks TEXT,
+    ratings TEXT,
+    undo_by TEXT CHECK (undo_by IN ('black', 'white')),
+    undo_ply INTEGER,
+    undo_asked_black INTEGER NOT NULL DEFAULT 0,
+    undo_asked_white INTEGER NOT NULL DEFAULT 0,
+    scoring TEXT
+);
+INSERT INTO games_next (id, size, black, white, komi, move_time_ms, status, winner, reason,
+    score_black, score_white, terms, clocks, ratings, undo_by, undo_ply, undo_asked_black,
+    undo_asked_white)
+SELECT id, size, black, white, komi, move_time_ms, status, winner, reason, score_black,
+    score_white, terms, clocks, ratings, undo_by, undo_ply, undo_asked_black, undo_asked_white
+FROM games ORDER BY rowid;
+DROP TABLE games;
+ALTER TABLE games_next RENAME TO games;
+CREATE INDEX games_playing ON games(status) WHERE status = 'playing';
+CREATE INDEX games_black ON games (black);
+CREATE INDEX games_white ON games (white);
 ",
 ];
 
@@ -195,18 +232,34 @@ CREATE TABLE chat (
 );
 CREATE INDEX chat_game ON chat (game, id);
 ",
+    "
+-- Scoring by agreement: a game's scoring phase (the stones marked dead, who accepted them), and
+-- the result it ends in, reason 'score'.
+ALTER TABLE games DROP CONSTRAINT games_reason_check,
+    ADD CONSTRAINT games_reason_check CHECK (reason IN ('passes', 'timeout', 'resign', 'score')),
+    ADD COLUMN scoring TEXT;
+",
 ];
 
 pub fn migrate_sqlite(connection: &Connection) -> Result<(), StoreError> {
     let version: i64 = connection.query_row("PRAGMA user_version", [], |row| row.get(0))?;
     let version = usize::try_from(version).unwrap_or(0);
     check_known(version, SQLITE.len())?;
+    // A table made anew would take its rows' references with it: checked again after.
+    connection.pragma_update(None, "foreign_keys", "OFF")?;
     for (index, migration) in SQLITE.iter().enumerate().skip(version) {
         connection.execute_batch(&format!(
             "BEGIN; {migration}; PRAGMA user_version = {}; COMMIT;",
             index + 1
         ))?;
     }
+    let broken: Option<String> = connection
+        .query_row("PRAGMA foreign_key_check", [], |row| row.get(0))
+        .optional()?;
+    if let Some(table) = broken {
+        return Err(StoreError::Corrupt(format!("a row of {table} refers to nothing")));
+    }
+    connection.pragma_update(None, "foreign_keys", "ON")?;
     Ok(())
 }
 

@@ -19,7 +19,7 @@ pub use sqlite::SqliteStore;
 
 use serde_json::{json, Value};
 
-use super::game::{ChatMessage, EndReason, GameResult, UndoRequest, UndoState, CHAT_KEPT};
+use super::game::{ChatMessage, EndReason, GameResult, ScoringPhase, UndoRequest, UndoState, CHAT_KEPT};
 use super::lobby::{Pairing, Seek};
 use super::rating::{after_rated_game, Rating};
 use super::terms::GameTerms;
@@ -81,6 +81,8 @@ pub struct StoredGame {
     pub undo: UndoState,
     /// The last chat messages ([`crate::game::CHAT_KEPT`]), oldest first.
     pub chat: Vec<ChatMessage>,
+    /// The scoring phase under way, if any.
+    pub scoring: Option<ScoringPhase>,
     /// Every turn in order, kata coordinates, `None` for a pass.
     pub moves: Vec<Option<String>>,
     pub result: Option<GameResult>,
@@ -146,6 +148,19 @@ pub enum Write {
         plies: usize,
         step: UndoStep,
     },
+    /// A game enters or leaves its scoring phase, or its marks or acceptances change: applies
+    /// if the game is on at `plies` turns. `turn_ms`: the time the phase (or, on leaving it, the
+    /// player to move) has.
+    Scoring {
+        game: String,
+        plies: usize,
+        scoring: Option<ScoringPhase>,
+        turn_ms: u64,
+        /// The phase as the writer saw it before this change: the write applies only if the
+        /// store still has it (two players' changes through two processes never overwrite one
+        /// another).
+        seen: Option<ScoringPhase>,
+    },
     /// A chat message, stored with its game.
     Chat {
         game: String,
@@ -168,6 +183,7 @@ impl Write {
             Write::Turn { game, .. }
             | Write::Undo { game, .. }
             | Write::Chat { game, .. }
+            | Write::Scoring { game, .. }
             | Write::Finish { game, .. } => game,
         }
     }
@@ -442,6 +458,30 @@ pub(crate) fn stored_undo(
         pending,
         asked: [count(asked[0])?, count(asked[1])?],
     })
+}
+
+/// The `scoring` column of a game in its scoring phase.
+pub(crate) fn scoring_to_text(phase: &ScoringPhase) -> String {
+    json!({"dead": phase.dead, "accepted": phase.accepted}).to_string()
+}
+
+pub(crate) fn stored_scoring(id: &str, text: Option<&str>) -> Result<Option<ScoringPhase>, StoreError> {
+    let Some(text) = text else {
+        return Ok(None);
+    };
+    let corrupt = || StoreError::Corrupt(format!("game {id}: scoring {text}"));
+    let value: Value = serde_json::from_str(text).map_err(|_| corrupt())?;
+    let dead = value["dead"]
+        .as_array()
+        .ok_or_else(corrupt)?
+        .iter()
+        .map(|point| point.as_str().map(String::from).ok_or_else(corrupt))
+        .collect::<Result<Vec<String>, StoreError>>()?;
+    let accepted = |at: usize| value["accepted"][at].as_bool().ok_or_else(corrupt);
+    Ok(Some(ScoringPhase {
+        dead,
+        accepted: [accepted(0)?, accepted(1)?],
+    }))
 }
 
 /// The game's terms and clocks from its columns (`terms` and `clocks` are absent in games

@@ -12,9 +12,9 @@ use super::migrations;
 use serde_json::Value;
 
 use super::{
-    finished_games_sql, last_chat_sql, settle, stored_result, stored_terms, stored_undo, turn_time_ms,
-    FinishedGame, GameNow, Outcome, PairedGame, PlayerRecord, Records, Standing, StoreError, StoredGame,
-    UndoStep, Write, GAMES_PAGE, LEADERBOARD_SQL,
+    finished_games_sql, last_chat_sql, scoring_to_text, settle, stored_result, stored_scoring, stored_terms,
+    stored_undo, turn_time_ms, FinishedGame, GameNow, Outcome, PairedGame, PlayerRecord, Records, Standing,
+    StoreError, StoredGame, UndoStep, Write, GAMES_PAGE, LEADERBOARD_SQL,
 };
 use crate::auth;
 use crate::game::{ChatMessage, MAX_UNDO_REQUESTS};
@@ -124,7 +124,7 @@ impl SqliteStore {
             .query_row(
                 "SELECT g.id, g.size, g.black, g.white, g.komi, g.move_time_ms, g.winner, g.reason,
                         g.score_black, g.score_white, b.bot, w.bot, g.terms, g.clocks,
-                        g.undo_by, g.undo_ply, g.undo_asked_black, g.undo_asked_white
+                        g.undo_by, g.undo_ply, g.undo_asked_black, g.undo_asked_white, g.scoring
                  FROM games g JOIN players b ON b.name = g.black JOIN players w ON w.name = g.white
                  WHERE g.id = ?1",
                 [id],
@@ -147,6 +147,7 @@ impl SqliteStore {
                             row.get("undo_ply")?,
                             [row.get("undo_asked_black")?, row.get("undo_asked_white")?],
                         ),
+                        scoring: row.get("scoring")?,
                     })
                 },
             )
@@ -166,6 +167,7 @@ impl SqliteStore {
             move_time_ms,
         )?;
         let undo = stored_undo(&id, row.undo.0, row.undo.1, row.undo.2)?;
+        let scoring = stored_scoring(&id, row.scoring.as_deref())?;
         let mut statement =
             connection.prepare_cached("SELECT ply, point, clocks FROM turns WHERE game = ?1 ORDER BY ply")?;
         let mut moves = Vec::new();
@@ -212,6 +214,7 @@ impl SqliteStore {
             turn_clocks,
             undo,
             chat,
+            scoring,
             moves,
             result,
         }))
@@ -262,6 +265,7 @@ struct GameRow {
     clocks: Option<String>,
     /// `undo_by`, `undo_ply`, and the requests of black and white.
     undo: (Option<String>, Option<i64>, [i64; 2]),
+    scoring: Option<String>,
 }
 
 impl SqliteStore {
@@ -336,6 +340,7 @@ impl SqliteStore {
                     terms: row.get("terms")?,
                     clocks: None,
                     undo: (None, None, [0, 0]),
+                    scoring: None,
                 },
                 row.get::<_, Option<String>>("ratings")?,
                 row.get::<_, i64>("plies")?,
@@ -485,6 +490,32 @@ impl SqliteStore {
                     .execute(params![game, clocks, *turn_ms as i64])?;
                     Outcome::Done
                 }
+                Write::Scoring {
+                    game,
+                    plies,
+                    scoring,
+                    turn_ms,
+                    seen,
+                } => {
+                    let changed = tx
+                        .prepare_cached(
+                            "UPDATE games SET scoring = ?3, move_time_ms = ?4
+                             WHERE id = ?1 AND status = 'playing' AND scoring IS ?5
+                               AND (SELECT count(*) FROM turns WHERE game = ?1) = ?2",
+                        )?
+                        .execute(params![
+                            game,
+                            *plies as i64,
+                            scoring.as_ref().map(scoring_to_text),
+                            *turn_ms as i64,
+                            seen.as_ref().map(scoring_to_text)
+                        ])?;
+                    if changed == 0 {
+                        Outcome::Rejected
+                    } else {
+                        Outcome::Done
+                    }
+                }
                 Write::Chat { game, message } => {
                     tx.prepare_cached(
                         "INSERT INTO chat (game, ply, sender, text, at_ms, watchers)
@@ -553,7 +584,8 @@ impl SqliteStore {
                     let changed = tx
                         .prepare_cached(
                             "UPDATE games SET status = 'over', winner = ?2, reason = ?3,
-                             score_black = ?4, score_white = ?5 WHERE id = ?1 AND status = 'playing'",
+                             score_black = ?4, score_white = ?5, scoring = NULL
+                             WHERE id = ?1 AND status = 'playing'",
                         )?
                         .execute(params![
                             game,
@@ -629,6 +661,7 @@ mod tests {
             turn_clocks: Vec::new(),
             undo: Default::default(),
             chat: Vec::new(),
+            scoring: None,
             moves: vec![],
             result: None,
         }

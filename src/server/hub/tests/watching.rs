@@ -386,7 +386,7 @@ async fn the_lobby_is_sent_when_it_changes_at_most_once_a_second() {
         lobby["seeks"],
         json!([{"name": "alice", "size": 9, "color": "black", "opponent": "human", "bot": false,
                 "rank": "6k?", "rated": true, "handicap": 0, "komi": 0.5,
-                "time": {"system": "per_move", "move_ms": 10_000}}])
+                "time": {"system": "per_move", "move_ms": 10_000}, "scoring": "all_alive"}])
     );
     // Three changes in a row: sent a second apart at most, the last as it is.
     let (mut bob, _) = Client::hello(&hub, 2, "bob", None).await;

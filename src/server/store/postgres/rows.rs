@@ -8,8 +8,8 @@ use crate::lobby::Seek;
 use crate::protocol::{Opponent, SeekColor};
 use crate::rating::Rating;
 use crate::store::{
-    stored_result, stored_terms, stored_undo, FinishedGame, GameNow, Records, Standing, StoreError,
-    StoredGame,
+    stored_result, stored_scoring, stored_terms, stored_undo, FinishedGame, GameNow, Records, Standing,
+    StoreError, StoredGame,
 };
 
 /// The columns of a player's public record, as [`standing_of`] reads them.
@@ -112,6 +112,7 @@ pub(super) fn game_now(row: &Row) -> Result<GameNow, StoreError> {
             turn_clocks: Vec::new(),
             undo,
             chat: Vec::new(),
+            scoring: stored_scoring(&id, row.try_get::<_, Option<String>>("scoring")?.as_deref())?,
             moves: Vec::new(),
             result,
             id,
@@ -125,7 +126,7 @@ pub(super) fn game_now(row: &Row) -> Result<GameNow, StoreError> {
 /// wanted `k.first`.
 pub(super) const GAME_NOW: &str = "g.id, g.size, g.komi, g.move_time_ms, g.winner, g.reason,
     g.score_black, g.score_white, g.terms, g.clocks, g.ratings, k.first,
-    g.undo_by, g.undo_ply, g.undo_asked_black, g.undo_asked_white,
+    g.undo_by, g.undo_ply, g.undo_asked_black, g.undo_asked_white, g.scoring,
     greatest(0, ceil(extract(epoch FROM g.deadline - clock_timestamp()) * 1000))::int8 AS remaining_ms,
     b.name AS black_name, b.wins AS black_wins, b.losses AS black_losses, b.bot AS black_bot,
     b.rating AS black_rating, b.deviation AS black_deviation, b.volatility AS black_volatility,

@@ -76,10 +76,11 @@ pub(super) async fn prepare(client: &Client) -> Result<Statements, StoreError> {
         finish: client
             .prepare(
                 "UPDATE games SET status = 'over', winner = $2, reason = $3, score_black = $4,
-                     score_white = $5, written_by = pg_current_xact_id()
+                     score_white = $5, written_by = pg_current_xact_id(), scoring = NULL
                  WHERE id = $1 AND status <> 'over'
                    AND (NOT $6::bool OR written_by = pg_current_xact_id())
                    AND ($3 <> 'timeout' OR (plies = $7 AND deadline <= clock_timestamp()))
+                   AND ($3 <> 'score' OR (plies = $7 AND scoring IS NOT NULL))
                  RETURNING black, white, plies, size, komi, move_time_ms, terms",
             )
             .await?,

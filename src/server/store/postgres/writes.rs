@@ -7,7 +7,9 @@ use futures_util::future::{join, join_all};
 use tokio_postgres::{Client, Statement};
 
 use crate::store::notification::Change;
-use crate::store::{settle, stored_terms, turn_time_ms, Outcome, Standing, StoreError, UndoStep, Write};
+use crate::store::{
+    scoring_to_text, settle, stored_terms, turn_time_ms, Outcome, Standing, StoreError, UndoStep, Write,
+};
 use crate::time_control::Clock;
 use gokata_engine::Color;
 
@@ -199,6 +201,39 @@ pub(super) async fn apply(
             )
             .await?;
             Ok(if applied.contains(game.as_str()) {
+                Outcome::Done
+            } else {
+                Outcome::Rejected
+            })
+        }
+        Write::Scoring {
+            game,
+            plies,
+            scoring,
+            turn_ms,
+            seen,
+        } => {
+            let plies = i32::try_from(*plies).unwrap_or(i32::MAX);
+            let turn_ms = i64::try_from(*turn_ms).unwrap_or(i64::MAX);
+            let changed = client
+                .execute(
+                    "UPDATE games SET scoring = $3, written_by = pg_current_xact_id(),
+                         move_time_ms = $4::int8,
+                         deadline = clock_timestamp() + $4::int8::float8 * interval '1 millisecond'
+                     WHERE id = $1 AND plies = $2 AND status <> 'over'
+                       AND (NOT $5::bool OR written_by = pg_current_xact_id())
+                       AND scoring IS NOT DISTINCT FROM $6",
+                    &[
+                        game,
+                        &plies,
+                        &scoring.as_ref().map(scoring_to_text),
+                        &turn_ms,
+                        &chained,
+                        &seen.as_ref().map(scoring_to_text),
+                    ],
+                )
+                .await?;
+            Ok(if changed > 0 {
                 Outcome::Done
             } else {
                 Outcome::Rejected
