@@ -31,6 +31,7 @@ from support.browser_page import (
     eventually,
     expected_view,
     game_state,
+    long_name,
     running_clock,
     shows,
     until,
@@ -136,7 +137,7 @@ def test_two_browsers_play_a_rated_byoyomi_game_with_ranks_clocks_and_the_rating
     periods, the running one counting down, and the game's terms; a resignation ends the rated
     game and both pages show the rating changes; the winner's page lists the game."""
     url = url_of(server)
-    alice_name, bob_name = fresh_name("alice"), fresh_name("bob")
+    alice_name, bob_name = long_name("alice"), long_name("bob")  # the widest names to lay out
     alice, bob = browsers(url), browsers(url)
     for page, name in ((alice, alice_name), (bob, bob_name)):
         page.open()
@@ -179,6 +180,14 @@ def test_two_browsers_play_a_rated_byoyomi_game_with_ranks_clocks_and_the_rating
     alice.set_viewport(*PHONE)
     assert alice.out_of_view(IN_VIEW) == [] and spills(alice) == []
     alice.set_viewport(1280, 800, False)
+    # A spectator, not signed in, on a laptop: the sign-in form beside the game does not push
+    # the board out of the window.
+    watcher = browsers(url)
+    watcher.open(f"#game={game}")
+    watcher.set_viewport(1366, 768, False)
+    until(lambda: watcher.text("white-clock") == "10:00 + 5 × 0:30", what="the watcher's clocks")
+    assert watcher.text("black-rank") == NEW and watcher.shown("signin")
+    assert watcher.out_of_view(("board", "status", "black-name", "white-name", "black-clock", "white-clock")) == []
     alice.click("5E")
     for page in (alice, bob):
         until(lambda: running_clock(page) == "white", what="white's clock running after black's move")
@@ -197,10 +206,11 @@ def test_two_browsers_play_a_rated_byoyomi_game_with_ranks_clocks_and_the_rating
         f"Ratings: {alice_name} {rating_change(ratings['black'])}; {bob_name} {rating_change(ratings['white'])}."
     )
     assert expected.startswith(f"Ratings: {alice_name} 1500 → ")
-    for page in (alice, bob):
+    for page in (alice, bob, watcher):
         eventually(lambda: page.text("ratings"), expected, what="the rating changes")
         contains(lambda: page.text("result"), f"Black ({alice_name}) wins by resignation.")
         assert running_clock(page) is None
+    watcher.assert_clean()
     eventually(lambda: alice.text("my-rank"), ratings["black"]["rank"], what="alice's new rank")
 
     # A reload shows the finished game with its rating changes (read from the API).
