@@ -5,6 +5,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::auth;
 use crate::game::ServerGame;
 use crate::protocol::{GameState, ServerMessage};
 use crate::store::{Change, GameNow, StoreError};
@@ -180,7 +181,10 @@ impl Hub {
         let corrupt = |problem: String| StoreError::Corrupt(problem);
         let id = now.game.id.clone();
         if !self.games.contains_key(&id) {
-            if now.game.result.is_some() && !self.rooms.contains_key(&id) {
+            let player_here = [&now.game.black, &now.game.white]
+                .into_iter()
+                .any(|name| self.players.contains_key(&auth::name_key(name)));
+            if now.game.result.is_some() && !self.rooms.contains_key(&id) && !player_here {
                 return Ok(()); // a game this process never had: nobody here waits for it
             }
             // Started here as it began, and its turns announced one by one below.
