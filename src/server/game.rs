@@ -144,6 +144,8 @@ pub struct ServerGame {
     pub chat: Vec<ChatMessage>,
     /// Under agreement, after two passes: the stones marked dead until both accept.
     pub scoring: Option<ScoringPhase>,
+    /// A finished rated game's rating changes (`over`'s `ratings`).
+    pub ratings: Option<serde_json::Value>,
     game: Game,
     moves: Vec<Option<String>>,
     result: Option<GameResult>,
@@ -169,6 +171,7 @@ impl ServerGame {
             undo: UndoState::default(),
             chat: Vec::new(),
             scoring: None,
+            ratings: None,
             terms,
             game,
             moves: Vec::new(),
@@ -217,6 +220,7 @@ impl ServerGame {
         game.set_clocks(stored.clocks);
         game.undo = stored.undo;
         game.chat = stored.chat.clone();
+        game.ratings = stored.ratings.clone();
         game.scoring = if game.is_over() {
             None
         } else {
@@ -244,6 +248,7 @@ impl ServerGame {
             undo: self.undo,
             chat: self.chat.clone(),
             scoring: self.scoring.clone(),
+            ratings: self.ratings.clone(),
             moves: self.moves.clone(),
             result: self.result,
         }

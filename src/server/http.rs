@@ -72,6 +72,7 @@ pub fn router(hub: mpsc::Sender<Event>, alive: Arc<()>, limits: Limits, healthy:
             "/style.css",
             get(|| page("text/css; charset=utf-8", include_str!("web/style.css"))),
         )
+        .route("/js/{file}", get(script))
         .route(
             "/health",
             get(move || async move {
@@ -256,6 +257,16 @@ async fn ask(state: &AppState, query: HubQuery, missing: String) -> Response {
             StatusCode::SERVICE_UNAVAILABLE,
             error_body("the server is stopping"),
         ),
+    }
+}
+
+/// The page's script modules (`/js/NAME.js`), compiled in.
+const SCRIPTS: &[(&str, &str)] = &[];
+
+async fn script(Path(file): Path<String>) -> Response {
+    match SCRIPTS.iter().find(|(name, _)| *name == file) {
+        Some((_, body)) => page("text/javascript; charset=utf-8", body).await,
+        None => json(StatusCode::NOT_FOUND, error_body("no such page")),
     }
 }
 

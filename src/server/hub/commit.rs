@@ -226,7 +226,9 @@ impl Hub {
         ratings: Option<&Value>,
     ) {
         self.games.remove(&game.id);
-        self.ended.insert(game.id.clone(), game.clone());
+        let mut ended = game.clone();
+        ended.ratings = ratings.cloned();
+        self.ended.insert(game.id.clone(), ended);
         for standing in [&records.black, &records.white] {
             if let Some(player) = self.players.get_mut(&auth::name_key(&standing.name)) {
                 player.record.wins = standing.wins;

@@ -54,6 +54,8 @@ pub struct GameState<'a> {
     /// The scoring phase, while the status is `scoring`: the dead stones marked, the score
     /// without them, who accepted.
     pub marks: Option<Value>,
+    /// A finished rated game's rating changes, as `over` told them.
+    pub ratings: Option<Value>,
     /// Whether each player is a program.
     pub bots: ByColor,
     /// Whether each player is connected to the server, while the game is on.
@@ -120,6 +122,7 @@ impl GameState<'_> {
             chat: game.visible_chat(game.is_over()).map(ChatView::of).collect(),
             scoring: game.terms.scoring.name(),
             marks: crate::hub::scoring::scoring_view(game),
+            ratings: game.ratings.clone(),
             bots: ByColor {
                 black: game.bots[0],
                 white: game.bots[1],
@@ -154,6 +157,10 @@ pub struct GameSummary<'a> {
     pub black: &'a str,
     pub white: &'a str,
     pub bots: ByColor,
+    /// The players' ranks when the game started.
+    pub ranks: Value,
+    pub rated: bool,
+    pub time: Value,
     /// Turns played so far.
     pub moves: usize,
     pub to_move: &'static str,
@@ -170,6 +177,9 @@ impl GameSummary<'_> {
                 black: game.bots[0],
                 white: game.bots[1],
             },
+            ranks: json!({"black": game.terms.ranks[0], "white": game.terms.ranks[1]}),
+            rated: game.terms.rated,
+            time: game.terms.time.to_json(),
             moves: game.moves().len(),
             to_move: game.to_move().name(),
         }

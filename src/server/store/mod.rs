@@ -83,6 +83,8 @@ pub struct StoredGame {
     pub chat: Vec<ChatMessage>,
     /// The scoring phase under way, if any.
     pub scoring: Option<ScoringPhase>,
+    /// A finished rated game's rating changes.
+    pub ratings: Option<Value>,
     /// Every turn in order, kata coordinates, `None` for a pass.
     pub moves: Vec<Option<String>>,
     pub result: Option<GameResult>,

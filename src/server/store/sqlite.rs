@@ -124,7 +124,8 @@ impl SqliteStore {
             .query_row(
                 "SELECT g.id, g.size, g.black, g.white, g.komi, g.move_time_ms, g.winner, g.reason,
                         g.score_black, g.score_white, b.bot, w.bot, g.terms, g.clocks,
-                        g.undo_by, g.undo_ply, g.undo_asked_black, g.undo_asked_white, g.scoring
+                        g.undo_by, g.undo_ply, g.undo_asked_black, g.undo_asked_white, g.scoring,
+                        g.ratings
                  FROM games g JOIN players b ON b.name = g.black JOIN players w ON w.name = g.white
                  WHERE g.id = ?1",
                 [id],
@@ -148,6 +149,7 @@ impl SqliteStore {
                             [row.get("undo_asked_black")?, row.get("undo_asked_white")?],
                         ),
                         scoring: row.get("scoring")?,
+                        ratings: row.get("ratings")?,
                     })
                 },
             )
@@ -168,6 +170,10 @@ impl SqliteStore {
         )?;
         let undo = stored_undo(&id, row.undo.0, row.undo.1, row.undo.2)?;
         let scoring = stored_scoring(&id, row.scoring.as_deref())?;
+        let ratings = row
+            .ratings
+            .map(|text| serde_json::from_str(&text).map_err(|_| corrupt("ratings")))
+            .transpose()?;
         let mut statement =
             connection.prepare_cached("SELECT ply, point, clocks FROM turns WHERE game = ?1 ORDER BY ply")?;
         let mut moves = Vec::new();
@@ -215,6 +221,7 @@ impl SqliteStore {
             undo,
             chat,
             scoring,
+            ratings,
             moves,
             result,
         }))
@@ -266,6 +273,7 @@ struct GameRow {
     /// `undo_by`, `undo_ply`, and the requests of black and white.
     undo: (Option<String>, Option<i64>, [i64; 2]),
     scoring: Option<String>,
+    ratings: Option<String>,
 }
 
 impl SqliteStore {
@@ -341,6 +349,7 @@ impl SqliteStore {
                     clocks: None,
                     undo: (None, None, [0, 0]),
                     scoring: None,
+                    ratings: None,
                 },
                 row.get::<_, Option<String>>("ratings")?,
                 row.get::<_, i64>("plies")?,
@@ -662,6 +671,7 @@ mod tests {
             undo: Default::default(),
             chat: Vec::new(),
             scoring: None,
+            ratings: None,
             moves: vec![],
             result: None,
         }

@@ -113,6 +113,7 @@ pub(super) fn game_now(row: &Row) -> Result<GameNow, StoreError> {
             undo,
             chat: Vec::new(),
             scoring: stored_scoring(&id, row.try_get::<_, Option<String>>("scoring")?.as_deref())?,
+            ratings: ratings.clone(),
             moves: Vec::new(),
             result,
             id,
