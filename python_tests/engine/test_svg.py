@@ -61,7 +61,7 @@ def test_the_parts_of_a_picture() -> None:
     assert labels.count("J") == 2 and "I" not in labels
     assert labels.count("1") == 2 and labels.count("9") == 2
     text = caption(picture)
-    assert text == "White to move \u00b7 captures: black 0, white 0 \u00b7 last: black 3C"
+    assert text == "White to move \u00b7 captures: black 0, white 0 \u00b7 last: black C3"
     desc = find(picture, "desc")[0].text or ""
     assert str(game).strip() in desc and "white to move" in desc
     assert find(picture, "title")[0].text == "9x9 Go board, white to move"

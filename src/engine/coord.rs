@@ -146,6 +146,11 @@ pub fn format(row: usize, col: usize, height: usize) -> String {
     format!("{}{}", height - row, COLUMN_LETTERS[col] as char)
 }
 
+/// The form players read, letter first: `(0, 0)` on 9 rows is `"A9"` (the GTP form).
+pub fn format_letter_first(row: usize, col: usize, height: usize) -> String {
+    format!("{}{}", COLUMN_LETTERS[col] as char, height - row)
+}
+
 /// Checks a 0-based `(row, col)` pair against the board.
 pub fn check_indices(row: i64, col: i64, height: usize, width: usize) -> Result<(usize, usize), GoError> {
     if (0..height as i64).contains(&row) && (0..width as i64).contains(&col) {
@@ -172,6 +177,8 @@ mod tests {
         assert_eq!(parse("1A", 9, 9), Ok((8, 0)));
         assert_eq!(parse("9J", 9, 9), Ok((0, 8)));
         assert_eq!(parse("25Z", 25, 25), Ok((0, 24)));
+        assert_eq!(format_letter_first(2, 0, 9), "A7");
+        assert_eq!(parse(&format_letter_first(9, 9, 19), 19, 19), Ok((9, 9)));
     }
 
     #[test]

@@ -187,7 +187,7 @@ fn caption_parts(game: &Game) -> [String; 3] {
             Some((r, c)) => format!(
                 "last: {} {}",
                 turn.color,
-                coord::format(r, c, game.board().height())
+                coord::format_letter_first(r, c, game.board().height())
             ),
             None => format!("last: {} passed", turn.color),
         },
