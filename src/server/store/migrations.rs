@@ -11,7 +11,7 @@ use super::StoreError;
 
 /// SQLite keeps its version in `PRAGMA user_version`. Migration 1 is written so that files made
 /// before versions existed (the same tables, version 0) take it as it is.
-const SQLITE: &[&str] = &[
+pub(super) const SQLITE: &[&str] = &[
     "
 CREATE TABLE IF NOT EXISTS players (
     id INTEGER PRIMARY KEY,

@@ -751,6 +751,46 @@ mod tests {
     }
 
     #[test]
+    fn a_database_of_the_first_schema_keeps_its_games_and_players() {
+        let (store, path) = store();
+        drop(store);
+        std::fs::remove_file(&path).ok();
+        let old = Connection::open(&path).unwrap();
+        for migration in &super::migrations::SQLITE[..2] {
+            old.execute_batch(migration).unwrap();
+        }
+        old.execute_batch(
+            "PRAGMA user_version = 2;
+             INSERT INTO players (name, token_hash, wins, bot) VALUES ('Alice', zeroblob(32), 1, 0), ('bob', zeroblob(32), 0, 1);
+             INSERT INTO games (id, size, black, white, komi, move_time_ms, status)
+                 VALUES ('g1', 9, 'Alice', 'bob', 0.5, 60000, 'playing');
+             INSERT INTO turns (game, ply, point) VALUES ('g1', 0, '5E'), ('g1', 1, NULL);
+             INSERT INTO games (id, size, black, white, komi, move_time_ms, status, winner, reason)
+                 VALUES ('g0', 9, 'bob', 'Alice', 0.5, 60000, 'over', 'white', 'resign');",
+        )
+        .unwrap();
+        drop(old);
+        let mut store = SqliteStore::open(&path).unwrap();
+        let live = store.game("g1").unwrap().unwrap();
+        let per_move = TimeControl::PerMove { move_ms: 60_000 };
+        assert_eq!(live.terms, GameTerms::plain(per_move));
+        assert_eq!(live.clocks, [per_move.new_clock(); 2]);
+        assert_eq!(live.moves, vec![Some("5E".to_string()), None]);
+        assert_eq!(live.turn_clocks, vec![None, None]);
+        let over = store.game("g0").unwrap().unwrap();
+        assert_eq!(
+            over.result.map(|r| (r.winner, r.reason)),
+            Some((Some(Color::White), EndReason::Resign))
+        );
+        let alice = store.player("alice").unwrap().unwrap();
+        assert_eq!((alice.wins, alice.rating, alice.rated_games), (1, Rating::NEW, 0));
+        assert_eq!(store.finished_games("Alice", None).unwrap().len(), 1);
+        assert_eq!(store.live_game_ids().unwrap(), vec!["g1".to_string()]);
+        drop(store);
+        std::fs::remove_file(path).ok();
+    }
+
+    #[test]
     fn a_failed_batch_commits_nothing() {
         let (mut store, path) = store();
         store.add_player("Alice", &[1; 32], false).unwrap();
