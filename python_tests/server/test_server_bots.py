@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from support.databases import Databases
-from support.expected import Ledger, per_move, seeking
+from support.expected import Ledger, assert_shows, per_move, seeking, shows
 from support.postgres_cluster import PostgresCluster
 from support.server_process import Frame, Player, ServerProcess, fresh_name, sign_in
 
@@ -94,13 +94,15 @@ def test_bad_bot_and_opponent_fields_are_refused_naming_them(server: ServerProce
 
 def test_people_meet_a_bot_only_when_they_ask_for_the_computer(server: ServerProcess) -> None:
     robot = sign_in_bot(server, "Robot")
-    assert seek(robot, [9, 13, 19]) == seeking([9, 13, 19])
+    assert_shows(seek(robot, [9, 13, 19]), seeking([9, 13, 19]))
     person = sign_in(server, fresh_name("Alice"))
     assert seek(person, 9)["opponent"] == "human", "a person asks for a person by default"
     waiting = server.get_json("/api/seeks")["seeks"]
     terms = {"rank": "6k?", "rated": True, "handicap": 0, "komi": 0.5, "time": per_move(300_000)}
-    assert {"name": robot.name, "size": [9, 13, 19], "color": "any", "opponent": "human", "bot": True, **terms} in waiting
-    assert {"name": person.name, "size": 9, "color": "any", "opponent": "human", "bot": False, **terms} in waiting
+    listed = {"name": robot.name, "size": [9, 13, 19], "color": "any", "opponent": "human", "bot": True, **terms}
+    assert any(shows(waiting_seek, listed) for waiting_seek in waiting), waiting
+    listed = {"name": person.name, "size": 9, "color": "any", "opponent": "human", "bot": False, **terms}
+    assert any(shows(waiting_seek, listed) for waiting_seek in waiting), waiting
     cancel(person)
 
     asker = sign_in(server, fresh_name("Bob"))
@@ -113,10 +115,12 @@ def test_people_meet_a_bot_only_when_they_ask_for_the_computer(server: ServerPro
 
     listed = server.get_json("/api/games?status=playing")
     summary = next(game for game in listed["games"] if game["id"] == state["id"])
-    assert summary == {
+    assert_shows(summary, {
         "id": state["id"], "size": 13, "black": robot.name, "white": asker.name,
         "bots": {"black": True, "white": False}, "moves": 0, "to_move": "black",
-    }
+        # The game's terms and the players' ranks at its start, as its STATE has them.
+        "ranks": {"black": "6k?", "white": "6k?"}, "rated": True, "time": per_move(300_000),
+    })
     assert listed["total"] >= 1
     robot.wire.request({"type": "move", "game": state["id"], "ply": 0, "point": "7G"}, "played")
     asker.wire.expect("played")

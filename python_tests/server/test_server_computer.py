@@ -16,6 +16,7 @@ import pytest
 
 import gokata
 from gokata.client import Over, RemoteGame, connect
+from support.expected import assert_shows
 from support.postgres_cluster import PostgresCluster
 from support.server_process import ServerProcess, fresh_name, gokata_command, sign_in
 from support.waiting import wait_until
@@ -53,12 +54,12 @@ def test_a_lone_player_gets_a_game_with_the_computer_to_the_end(tmp_path: Path) 
         assert "the computer plays as gokata-bot" in server.lines[0]
         # The computer seeks once it has signed in, just after the server starts listening.
         [seek] = wait_until(lambda: server.get_json("/api/seeks")["seeks"], 10, "the computer's seek listed")
-        assert seek == {
+        assert_shows(seek, {
             "name": "gokata-bot", "size": [9, 13, 19], "color": "any", "opponent": "human", "bot": True,
             # The computer's seek asks nothing of the terms: rated, even, the server's move time.
             "rank": "6k?", "rated": True, "handicap": 0, "komi": 0.5,
             "time": {"system": "per_move", "move_ms": 60_000},
-        }
+        })
         with connect(server.ws_url, fresh_name("Lone")) as person:
             game = person.seek(9, opponent="computer", timeout=10)
             computer_color = "white" if game.color == "black" else "black"

@@ -20,7 +20,7 @@ import pytest
 from gokata import Go
 from support import glicko2
 from support.databases import Databases
-from support.expected import Ledger, seeking
+from support.expected import Ledger, assert_shows, seeking
 from support.glicko2 import Rating
 from support.player_rows import players_rated
 from support.server_process import Frame, Player, ServerProcess, fresh_name, play, sign_in
@@ -126,7 +126,7 @@ def test_an_automatic_handicap_comes_from_the_ranks(server: ServerProcess, roste
     ratings = {weaker.name: at_rank(weaker_rank), stronger.name: at_rank(stronger_rank)}
     # Either may seek first.
     first, second = (weaker, stronger) if index % 2 == 0 else (stronger, weaker)
-    assert seek(first, size, handicap="auto") == seeking(size, move_ms=MOVE_MS, handicap="auto")
+    assert_shows(seek(first, size, handicap="auto"), seeking(size, move_ms=MOVE_MS, handicap="auto"))
     state = paired(second, first, size, handicap="auto")
     assert (state["rated"], state["handicap"], state["komi"], state["moves"]) == (True, stones, 0.5, [])
     if stones:
@@ -226,7 +226,7 @@ def test_new_players_asking_for_an_automatic_handicap_play_even(server: ServerPr
 def test_unrated_seeks_name_their_stones_and_komi_and_pair_only_with_the_same(server: ServerProcess) -> None:
     a, b, c, d = (sign_in(server, fresh_name("Hfix")) for _ in range(4))
     terms = {"rated": False, "handicap": 3, "komi": 6.5}
-    assert seek(a, 13, "black", **terms) == seeking(13, "black", move_ms=MOVE_MS, rated=False, handicap=3, komi=6.5)
+    assert_shows(seek(a, 13, "black", **terms), seeking(13, "black", move_ms=MOVE_MS, rated=False, handicap=3, komi=6.5))
     seek(b, 13, "white", rated=False, handicap=3)  # another komi (0.5)
     seek(c, 13, "white", rated=False, handicap=2, komi=6.5)  # other stones
     seek(d, 13, "white", handicap=0)  # rated, even

@@ -13,7 +13,7 @@ from urllib.parse import quote
 import pytest
 
 from support.databases import Databases
-from support.expected import assert_welcome, standing
+from support.expected import assert_matches, assert_welcome, standing
 from support.server_process import ServerProcess, fresh_name, sign_in
 
 TOKEN = re.compile(r"[0-9a-f]{64}")
@@ -38,7 +38,7 @@ def test_a_new_name_is_registered_with_a_fresh_token(server: ServerProcess) -> N
     other = sign_in(server, fresh_name("Reg"))
     assert other.token != welcome["token"]
     other.wire.close()
-    assert server.get(f"/api/players/{name}") == (200, standing(name))
+    assert_matches(server.get_json(f"/api/players/{name}"), standing(name))
     assert standing(name) == {
         "name": name, "wins": 0, "losses": 0, "bot": False,
         "rating": 1500, "deviation": 350, "volatility": 0.06, "rank": "6k?", "rated_games": 0,
@@ -56,7 +56,7 @@ def test_a_registered_name_comes_back_with_its_token_in_any_case(server: ServerP
         assert (again.welcome["wins"], again.welcome["losses"], again.welcome["games"]) == (0, 0, [])
         assert_welcome(again.welcome, name)
         again.wire.close()
-    assert server.get(f"/api/players/{name.lower()}") == (200, standing(name))
+    assert_matches(server.get_json(f"/api/players/{name.lower()}"), standing(name))
 
 
 def test_a_player_may_be_connected_twice(server: ServerProcess) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from support.databases import Databases
-from support.expected import seeking
+from support.expected import assert_shows, seeking
 from support.server_process import Frame, Player, ServerProcess, fresh_name, sign_in
 
 MOVE_TIME = 300.0
@@ -35,7 +35,7 @@ def seek(who: Player, size: int, color: str | None) -> None:
     frame: dict[str, Any] = {"type": "seek", "size": size}
     if color is not None:
         frame["color"] = color
-    assert who.wire.request(frame, "seeking") == seeking(size, color or "any", move_ms=MOVE_MS)
+    assert_shows(who.wire.request(frame, "seeking"), seeking(size, color or "any", move_ms=MOVE_MS))
 
 
 def paired(newcomer: Player, waiting: Player, size: int, color: str | None) -> Frame:
@@ -206,7 +206,7 @@ def test_a_seek_is_withdrawn_when_the_players_last_connection_closes(server: Ser
     one = player(server, "Ptwo")
     two = sign_in(server, one.name, one.token)
     seek(one, 9, "black")
-    assert two.wire.expect("seeking") == seeking(9, "black", move_ms=MOVE_MS)
+    assert_shows(two.wire.expect("seeking"), seeking(9, "black", move_ms=MOVE_MS))
     one.wire.close()
     state = paired(b, two, 9, "any")
     assert (state["black"], state["white"]) == (two.name, b.name)
@@ -219,7 +219,7 @@ def test_a_player_never_meets_itself(server: ServerProcess) -> None:
     two.wire.expect("seeking")
     two.wire.send({"type": "seek", "size": 9, "color": "white"})
     for wire in (one.wire, two.wire):  # replaced, not paired: every connection is told
-        assert wire.expect("seeking") == seeking(9, "white", move_ms=MOVE_MS)
+        assert_shows(wire.expect("seeking"), seeking(9, "white", move_ms=MOVE_MS))
     other = player(server, "Pself")
     state = paired(other, one, 9, "any")
     assert two.wire.expect("start")["game"] == state

@@ -20,7 +20,7 @@ import pytest
 
 from support import glicko2
 from support.databases import Databases
-from support.expected import Ledger, assert_matches, assert_welcome, per_move, seeking
+from support.expected import Ledger, assert_matches, assert_shows, assert_welcome, per_move, seeking
 from support.glicko2 import Rating
 from support.player_rows import players_rated
 from support.server_process import Frame, Player, ServerProcess, fresh_name, play, sign_in
@@ -82,7 +82,7 @@ def start(black: Player, white: Player, ledger: Ledger, size: int = 9, **terms: 
     `start`, whose terms and ranks are checked."""
     rated = terms.get("rated", True)
     answer = black.wire.request({"type": "seek", "size": size, "color": "black", **terms}, "seeking")
-    assert answer == seeking(size, "black", move_ms=int(MOVE_TIME * 1000), rated=rated, time=terms.get("time"))
+    assert_shows(answer, seeking(size, "black", move_ms=int(MOVE_TIME * 1000), rated=rated, time=terms.get("time")))
     white.wire.send({"type": "seek", "size": size, "color": "white", **terms})
     state: Frame = white.wire.expect("start")["game"]
     assert black.wire.expect("start")["game"] == state
@@ -296,11 +296,10 @@ def test_a_seeks_rank_in_the_lobby_and_the_game_is_its_players_at_a_whole_rank(
     """A rating whose rank is a whole number (15.0: 15k; a hair less is 16k) shows the same rank
     in ``/api/players``, in the lobby's seek and in the game's STATE.
 
-    KNOWN BUG on PostgreSQL (passes on SQLite): a waiting seek keeps its player's rating as JSON
-    text in the ``seeks`` row, and the server reads it back with serde_json's default float
-    parser, which is not correctly rounded: the rating comes back one ulp low
-    (1003.5976036531721 as 1003.597603653172), its rank 14.999999999999995, shown as 16k. The
-    same rating then drives the automatic handicap's stones at pairing."""
+    A regression test: on PostgreSQL a waiting seek keeps its player's rating as JSON text in
+    the ``seeks`` row, and the server read it back with serde_json's default float parser, not
+    correctly rounded: one ulp low (1003.5976036531721 as 1003.597603653172), rank
+    14.999999999999995, shown as 16k; the same rating drives an automatic handicap's stones."""
     whole = {"whole": Rating(glicko2.rating_of(15.0), 100), "other": Rating(glicko2.rating_of(15.5), 100)}
     assert glicko2.label(whole["whole"]) == "15k"
     players = players_rated(server, databases, whole)
@@ -315,3 +314,32 @@ def test_a_seeks_rank_in_the_lobby_and_the_game_is_its_players_at_a_whole_rank(
     other.wire.send({"type": "resign", "game": state["id"]})
     over_of(who, other)
     assert (listed, state["ranks"]["black"]) == (["15k"], "15k")
+
+
+def test_a_games_listed_rating_changes_are_exactly_those_over_told(server: ServerProcess) -> None:
+    """``/api/players/NAME/games`` gives each game's ``ratings`` exactly as its `over` did (the
+    same float, not one a hair away).
+
+    A regression test: the rating changes are stored as JSON text, and were read back with
+    serde_json's default float parser, not correctly rounded: about one value in ten came back
+    an ulp away (1605.0846457975001 listed as 1605.0846457975). The results below are fixed, so
+    the same values come every run."""
+    a, b = sign_in(server, fresh_name("Exact")), sign_in(server, fresh_name("Exact"))
+    ledger = Ledger()
+    told: dict[str, Frame] = {}
+    for n in range(20):
+        black, white = (a, b) if n % 2 else (b, a)
+        state = start(black, white, ledger)
+        over = resign(black, white, a if n % 3 else b, state["id"])
+        ledger.finish(black.name, white.name, over["winner"])
+        told[state["id"]] = over
+    listed = server.get_json(f"/api/players/{a.name}/games")["games"]
+    assert len(listed) == 20
+    differ = [
+        f"{entry['id']} {color} {key}: listed {entry['ratings'][color][key]!r}, told {told[entry['id']]['ratings'][color][key]!r}"
+        for entry in listed
+        for color in ("black", "white")
+        for key in ("before", "after")
+        if entry["ratings"][color][key] != told[entry["id"]]["ratings"][color][key]
+    ]
+    assert not differ, "\n".join(differ)

@@ -23,7 +23,7 @@ from typing import Any, Optional
 import pytest
 
 from support.databases import Databases
-from support.expected import Ledger, assert_matches, seeking
+from support.expected import Ledger, assert_matches, assert_shows, seeking
 from support.postgres_cluster import PostgresCluster
 from support.server_process import Frame, Player, ServerProcess, fresh_name, sign_in
 
@@ -148,8 +148,8 @@ class TimedGame:
         self.white = sign_in(server, fresh_name(prefix + "w"))
         frame = {"type": "seek", "size": 9, "time": control, **terms}
         answer = self.black.wire.request({**frame, "color": "black"}, "seeking")
-        assert answer == seeking(9, "black", rated=terms.get("rated", True), time=control,
-                                 handicap=terms.get("handicap", 0), komi=terms.get("komi", 0.5))
+        assert_shows(answer, seeking(9, "black", rated=terms.get("rated", True), time=control,
+                                     handicap=terms.get("handicap", 0), komi=terms.get("komi", 0.5)))
         self.white.wire.send({**frame, "color": "white"})
         self.state: Frame = self.white.wire.expect("start")["game"]
         self.since = time.monotonic()

@@ -22,6 +22,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from support.databases import Databases
+from support.expected import shows
 from support.game_driver import GameDriver, Seat, drive_until, join_drivers, paired, scripted_game
 from support.postgres_cluster import PostgresCluster
 from support.server_process import Frame, Player, ServerProcess, Wire, fresh_name, play, sign_in, start_game
@@ -273,7 +274,10 @@ def test_the_lobby_is_pushed_when_it_changes_at_most_once_a_second(tmp_path: Pat
                 "rank": "6k?", "rated": True, "handicap": 0, "komi": 0.5,
                 "time": {"system": "per_move", "move_ms": 300_000},
             }
-            assert lobby.latest() == {"type": "lobby", "seeks": [seek], "games": [], "total": 0}
+            latest = lobby.latest()
+            assert latest is not None
+            assert {**latest, "seeks": None} == {"type": "lobby", "seeks": None, "games": [], "total": 0}, latest
+            assert len(latest["seeks"]) == 1 and shows(latest["seeks"][0], seek), latest
             # Changes in quick succession for three seconds: a lobby a second at most.
             started = time.monotonic()
             sizes = [[13], [19], [13, 19]]

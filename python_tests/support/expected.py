@@ -4,7 +4,9 @@ reference Glicko-2 of `support.glicko2`: a player's record (``records`` of `over
 players' wins, losses and ratings through the games a test plays.
 
 Ratings are floats in JSON: records are compared with `matches` (``pytest.approx`` within 1e-6
-on the numbers, exact on the rest, and the same keys).
+on the numbers, exact on the rest). The protocol lets a server add fields, and clients ignore
+those they do not know: `matches` and `shows` check the fields expected, each present, and no
+others.
 """
 
 from __future__ import annotations
@@ -39,8 +41,20 @@ def standing(
 
 
 def matches(actual: Any, expected: dict[str, Any]) -> bool:
-    """``actual`` has ``expected``'s keys, its numbers within `TOLERANCE`, the rest equal."""
-    return isinstance(actual, dict) and actual == pytest.approx(expected, abs=TOLERANCE)
+    """``actual`` has each of ``expected``'s fields, its numbers within `TOLERANCE`, the rest
+    equal (other fields are not looked at: a server may add some)."""
+    if not isinstance(actual, dict) or not set(expected) <= set(actual):
+        return False
+    return {key: actual[key] for key in expected} == pytest.approx(expected, abs=TOLERANCE)
+
+
+def shows(frame: Any, expected: dict[str, Any]) -> bool:
+    """``frame`` has each field of ``expected``, equal (a server may add fields)."""
+    return isinstance(frame, dict) and set(expected) <= set(frame) and {key: frame[key] for key in expected} == expected
+
+
+def assert_shows(frame: Any, expected: dict[str, Any]) -> None:
+    assert shows(frame, expected), f"\n  got      {frame!r}\n  expected {expected!r}"
 
 
 def assert_matches(actual: Any, expected: dict[str, Any]) -> None:
@@ -67,8 +81,7 @@ def welcome_fields(wins: int = 0, losses: int = 0, rating: Rating = glicko2.NEW,
 def assert_welcome(welcome: dict[str, Any], name: str, **fields: Any) -> None:
     """``welcome`` is for ``name`` with the record of `welcome_fields` (``fields``)."""
     assert welcome["type"] == "welcome" and welcome["name"] == name, welcome
-    shown = {key: welcome[key] for key in welcome if key not in ("type", "name", "token", "games")}
-    assert_matches(shown, welcome_fields(**fields))
+    assert_matches(welcome, welcome_fields(**fields))
 
 
 def per_move(move_ms: int) -> dict[str, Any]:
