@@ -5,6 +5,7 @@ answer. Re-exported by :mod:`gokata.client`."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Optional, TypedDict, Union
 from urllib.parse import urlsplit, urlunsplit
@@ -73,7 +74,8 @@ class UnknownGameError(ServerError):
 
 
 class RateLimitedError(ServerError):
-    """``rate_limited``: too many frames; the server closed the connection."""
+    """``rate_limited``: too many frames (the server closed the connection), or too many chat
+    messages or new names from one place in a while (the connection stays open)."""
 
 
 class IllegalMoveError(ServerError, gokata.IllegalMoveError):
@@ -329,6 +331,23 @@ def _other(color: str) -> str:
     return "white" if color == "black" else "black"
 
 
+def people_point(point: str) -> str:
+    """A point as people write it, column letter first: ``"7C"`` (the protocol's kata form)
+    is ``"C7"``; anything else is returned as it is."""
+    match = _KATA_POINT.fullmatch(point)
+    return f"{match.group(2)}{match.group(1)}" if match else point
+
+
+def people_points(text: str) -> str:
+    """``text`` with every kata-form point in it (``5E``) written column letter first (``E5``),
+    for a message shown to people (a server's error message, say)."""
+    return _KATA_POINT_IN_TEXT.sub(lambda match: f"{match.group(2)}{match.group(1)}", text)
+
+
+_KATA_POINT = re.compile(r"([1-9][0-9]?)([A-HJ-Z])")
+_KATA_POINT_IN_TEXT = re.compile(r"(?<![\w])([1-9][0-9]?)([A-HJ-Z])(?![\w])")
+
+
 def websocket_url(url: str) -> str:
     """The WebSocket address of a server given as ``ws://host:port/ws``, ``http://host:port/``
     or ``host:port``: ``ws://host:port/ws`` (``wss`` for ``https``). A bare host, without a
@@ -363,10 +382,14 @@ def websocket_url(url: str) -> str:
 
 
 class _Request:
-    """A request waiting for its answer: a turn or resignation, a seek, a cancel, a sync."""
+    """A request waiting for its answer: a turn or resignation, a seek, a cancel, a sync; or
+    one that the server answers only when it refuses it (``acknowledged``: an undo, a chat
+    message, a mark...), followed by a ``ping`` with the same ``ref`` whose ``pong`` says it
+    was taken."""
 
-    def __init__(self, frame: Frame) -> None:
+    def __init__(self, frame: Frame, acknowledged: bool = False) -> None:
         self.frame = frame
+        self.acknowledged = acknowledged
         self.done = False
         self.result: Any = None
         self.error: BaseException | None = None

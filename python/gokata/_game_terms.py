@@ -30,6 +30,7 @@ class Terms:
     handicap: int
     time: Optional[TimeControl]
     ranks: Optional[dict[str, str]]
+    scoring: str = "all_alive"
 
 
 def read_terms(state: Frame) -> Terms:
@@ -43,6 +44,7 @@ def read_terms(state: Frame) -> Terms:
         ranks={c: str(ranks[c]) for c in ("black", "white") if isinstance(ranks.get(c), str)}
         if isinstance(ranks, dict)
         else None,
+        scoring=state["scoring"] if isinstance(state.get("scoring"), str) else "all_alive",
     )
 
 
@@ -106,6 +108,13 @@ class GameTerms:
         """The time control, as the protocol writes it: ``{"system": "byoyomi", "main_ms":
         600000, "period_ms": 30000, "periods": 5}`` (``None`` from a server without them)."""
         return copy.deepcopy(self._terms.time)
+
+    @property
+    def scoring(self) -> str:
+        """How the game is scored after two passes: ``"all_alive"`` (every stone counts as
+        alive: the game ends there) or ``"agreement"`` (a scoring phase: the players agree on
+        the dead stones first)."""
+        return self._terms.scoring
 
     @property
     def ranks(self) -> dict[str, str] | None:

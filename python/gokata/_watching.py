@@ -6,7 +6,7 @@ connection (docs/protocol.md, "watch and unwatch", "watch_lobby").
 ...     with me.watch("k3v9q2x7m4pd") as game:
 ...         print(game.moves)                  # the turns so far
 ...         for news in game:                  # each turn once, in order, then the end
-...             print(news)                    # Played, Presence, and last Over
+...             print(news)                    # Played, Presence, ChatMessage... and last Over
 
 The names are exported by :mod:`gokata.client`. Frames reach these objects through the
 player's reader thread, under the player's lock; after a reconnection the client watches again
@@ -36,6 +36,7 @@ from gokata._frames import (
     _Request,
     _server_error,
 )
+from gokata._game_events import ChatMessage, GameEvents, Marks, Resumed, Undone
 from gokata._game_terms import GameTerms, first_to_move, start_position
 from gokata._remote_game import _result
 from gokata._time_control import TimeControl
@@ -55,8 +56,10 @@ class Presence:
     connected: bool
 
 
-News = Union[Played, Presence, Over]
-"""What a watched game tells: a turn, a player gone or back, its end."""
+News = Union[Played, Presence, ChatMessage, Marks, Undone, Resumed, Over]
+"""What a watched game tells: a turn, a player gone or back, a chat message, the scoring
+phase's marks (at its start and each change), a turn taken back, play resumed after the scoring
+phase, its end."""
 
 
 class ListedSeek(TypedDict):
@@ -107,17 +110,20 @@ class Lobby:
 # A game watched
 
 
-class WatchedGame(GameTerms):
+class WatchedGame(GameTerms, GameEvents):
     """A game followed on the server, anyone's (made by :meth:`gokata.client.Player.watch`).
 
     Iterating (or :meth:`news`, with a timeout) yields what happens in it, in order: each turn
     once (:class:`~gokata.client.Played`, with no gap after the turns in :attr:`moves` when it
-    was made), players leaving or coming back (:class:`Presence`), and last the end
-    (:class:`~gokata.client.Over`; the only news of a game over before it was watched), after
-    which iteration stops. :attr:`moves`, :attr:`board`,
-    :attr:`turn` and :attr:`over` follow what was received, and so do its terms, ``clocks``
-    and ``ratings``, as a :class:`~gokata.client.RemoteGame`'s. A context manager: leaving it
-    stops watching (:meth:`close`)."""
+    was made), players leaving or coming back (:class:`Presence`), chat messages
+    (:class:`~gokata.client.ChatMessage`), a turn taken back (:class:`~gokata.client.Undone`),
+    the scoring phase's marks (:class:`~gokata.client.Marks`) and play resumed after it
+    (:class:`~gokata.client.Resumed`), and last the end (:class:`~gokata.client.Over`; the only
+    news of a game over before it was watched), after which iteration stops. :attr:`moves`,
+    :attr:`board`, :attr:`turn`, :attr:`over`, :attr:`messages`, :attr:`status` and
+    :attr:`marks` follow what was received, and so do its terms, ``clocks`` and ``ratings``, as
+    a :class:`~gokata.client.RemoteGame`'s; :meth:`chat` says something (to the other watchers
+    while the game is on). A context manager: leaving it stops watching (:meth:`close`)."""
 
     def __init__(self, player: Player, game_id: str) -> None:
         self._player = player
@@ -136,6 +142,7 @@ class WatchedGame(GameTerms):
         self._watching = True
         self._request = _Request({"type": "watch", "game": game_id})
         self._init_terms(None)  # until the state comes
+        self._init_events()
 
     # What it shows
 
@@ -217,6 +224,8 @@ class WatchedGame(GameTerms):
             status = (
                 _result(self._over)
                 if self._over is not None
+                else "being scored"
+                if self._status == "scoring"
                 else f"{self._to_move} to play (turn {len(self._moves) + 1})"
             )
             players = f"{self.black} (black) vs {self.white} (white)"
@@ -233,8 +242,9 @@ class WatchedGame(GameTerms):
 
     # Frames from the server (the reader thread, under the player's lock)
 
-    def _on_state(self, state: Frame) -> None:
-        """The answer to ``watch`` (again, after a reconnection: the turns missed come as news)."""
+    def _on_state(self, state: Frame, kind: str = "state") -> None:
+        """The answer to ``watch`` (again, after a reconnection: the turns missed come as news);
+        or the game's state after a turn taken back (``undone``) or play resumed (``resumed``)."""
         first = not self._request.done
         if first:
             self.size = _get(state, "size", int)
@@ -260,6 +270,16 @@ class WatchedGame(GameTerms):
         connected = state.get("connected")
         if isinstance(connected, dict):
             self._connected = {c: connected.get(c) is True for c in ("black", "white")}
+        scoring, version = self._status == "scoring", self._marks_version
+        for message in self._adopt_events(state):
+            if not first:
+                self._tell(message)
+        if not first and kind == "undone":
+            self._news.append(Undone(self.id, len(self._moves)))
+        elif not first and kind == "resumed":
+            self._news.append(Resumed(self.id, self._to_move))
+        elif self._marks is not None and (not scoring or version != self._marks_version) and not first:
+            self._news.append(self._marks)  # the scoring phase began, or changed, while away
         if _get(state, "status", str) == "over" and self._over is None:
             self._end(_over(self.id, state))
         self._request.resolve(self)
@@ -282,6 +302,20 @@ class WatchedGame(GameTerms):
             )
             self._connected[presence.color] = presence.connected
             self._news.append(presence)
+        elif kind == "chat":
+            message = self._on_chat(frame)
+            if message is not None:
+                self._news.append(message)
+        elif kind == "scoring":
+            version = self._marks_version
+            marks = self._on_scoring(frame)
+            if version != self._marks_version:
+                self._news.append(marks)
+
+    def _tell(self, message: ChatMessage) -> None:
+        """A message learnt from a state (said while the connection was down): news, and told."""
+        self._news.append(message)
+        self._player._callbacks.call(self.on_chat, message)
 
     def _replay(self, played: Played, quiet: bool) -> None:
         """A turn on the local board, and as news (unless ``quiet``: part of the first state)."""
@@ -432,10 +466,10 @@ def dispatch(player: Player, frame: Frame) -> bool:
     if kind in ("unwatched", "unwatched_lobby"):
         return True
     game_id = frame.get("game")
-    if kind in ("state", "undone") and isinstance(game_id, dict):  # undone: a turn taken back
+    if kind in ("state", "undone", "resumed") and isinstance(game_id, dict):  # a STATE
         watched = player._watches.get(str(game_id.get("id")))
         if watched is not None:
-            watched._on_state(game_id)
+            watched._on_state(game_id, kind)
         return False
     if not isinstance(game_id, str):
         if kind == "error" and player._lobby is not None and not player._lobby._request.done:
@@ -454,7 +488,7 @@ def dispatch(player: Player, frame: Frame) -> bool:
         watched._request.resolve(error=error)
         watched._stop()
         return True
-    if kind in ("played", "over", "presence"):
+    if kind in ("played", "over", "presence", "chat", "scoring"):
         watched._on_news(kind, frame)
         return game_id not in player._games  # a game of the player's own is its own too
     return False

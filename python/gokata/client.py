@@ -60,22 +60,26 @@ from gokata._frames import (
     _server_error,
     websocket_url,
 )
+from gokata._game_events import Callbacks, ChatMessage, Marks, Resumed, Undone, UndoRequest
 from gokata._remote_game import RemoteGame
 from gokata._time_control import Clock, TimeControl, clock_text, describe_time, parse_time, time_control
 
 if TYPE_CHECKING:  # defined in gokata._watching, which needs this module: exported lazily
-    from gokata._watching import Lobby, LobbyWatch, Presence, WatchedGame
+    from gokata._watching import Lobby, LobbyWatch, News, Presence, WatchedGame
 
 __all__ = [
     "BadRequestError",
     "BadTokenError",
+    "ChatMessage",
     "Clock",
     "ConnectionFailedError",
     "GameOverError",
     "IllegalMoveError",
     "Lobby",
     "LobbyWatch",
+    "Marks",
     "NameTakenError",
+    "News",
     "NotYourGameError",
     "NotYourTurnError",
     "OutOfSyncError",
@@ -87,9 +91,12 @@ __all__ = [
     "RatingChange",
     "Record",
     "RemoteGame",
+    "Resumed",
     "Score",
     "ServerError",
     "TimeControl",
+    "UndoRequest",
+    "Undone",
     "UnknownGameError",
     "WatchedGame",
     "clock_text",
@@ -99,7 +106,7 @@ __all__ = [
     "websocket_url",
 ]
 
-_WATCHING = ("Lobby", "LobbyWatch", "Presence", "WatchedGame")
+_WATCHING = ("Lobby", "LobbyWatch", "News", "Presence", "WatchedGame")
 
 
 def __getattr__(name: str) -> Any:
@@ -111,9 +118,10 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # The classes defined beside this module are this module's to its users (tracebacks, help()).
-for _public in (BadRequestError, BadTokenError, ConnectionFailedError, GameOverError, IllegalMoveError,
-                NameTakenError, NotYourGameError, NotYourTurnError, OutOfSyncError, Over, Played,
-                RateLimitedError, RatingChange, Record, RemoteGame, ServerError, UnknownGameError):
+for _public in (BadRequestError, BadTokenError, ChatMessage, ConnectionFailedError, GameOverError, IllegalMoveError,
+                Marks, NameTakenError, NotYourGameError, NotYourTurnError, OutOfSyncError, Over, Played,
+                RateLimitedError, RatingChange, Record, RemoteGame, Resumed, ServerError, UndoRequest, Undone,
+                UnknownGameError):
     _public.__module__ = __name__
 
 log = logging.getLogger("gokata.client")
@@ -174,6 +182,7 @@ class Player:
         self._by_ref: dict[int, _Request] = {}  # requests in flight, by the ref they were sent with
         self._watches: dict[str, WatchedGame] = {}  # games watched, by id
         self._lobby: LobbyWatch | None = None  # the lobby, if watched
+        self._callbacks = Callbacks(f"gokata-client-{name}-callbacks")  # the games' on_chat...
 
     # Public
 
@@ -265,6 +274,7 @@ class Player:
         time: Union[str, Mapping[str, Any], None] = None,
         handicap: Union[int, str, None] = None,
         komi: float | None = None,
+        scoring: str = "all_alive",
     ) -> RemoteGame:
         """Seeks a game of ``size`` (9, 13, 19, or a list of them, the preferred first) playing
         ``color`` (``black``, ``white``, ``any``) against ``opponent`` (``"human"``, the
@@ -278,11 +288,15 @@ class Player:
         ``"abs:20m"``, ``"5m+5s"`` Fischer, ``"10m+5x30s"`` byo-yomi, ``"10m+25/5m"`` Canadian;
         default: the server's move time); ``handicap``, ``"auto"`` (rated: stones from the
         ranks) or a number of stones (unrated: 0, or 2 to 9, 2 to 5 on 9x9); ``komi`` (unrated:
-        a multiple of 0.5 from -150 to 150; default 0.5). A notation the client cannot read is
-        a ``ValueError`` before anything is sent; terms the server refuses,
-        :class:`BadRequestError` naming the field."""
+        a multiple of 0.5 from -150 to 150; default 0.5); ``scoring``, ``"all_alive"`` (the
+        default: two passes end the game, every stone counted alive) or ``"agreement"`` (two
+        passes start a scoring phase: the players mark the dead stones and accept them; not
+        for programs). A notation the client cannot read is a ``ValueError`` before anything
+        is sent; terms the server refuses, :class:`BadRequestError` naming the field."""
         if opponent not in ("human", "computer", "any"):
             raise ValueError(f"opponent must be 'human', 'computer' or 'any', not {opponent!r}")
+        if scoring not in ("all_alive", "agreement"):
+            raise ValueError(f"scoring must be 'all_alive' or 'agreement', not {scoring!r}")
         if not isinstance(rated, bool):
             raise ValueError(f"rated must be True or False, not {rated!r}")
         sizes: int | list[int] = size if isinstance(size, int) else list(size)
@@ -297,6 +311,8 @@ class Player:
             if isinstance(komi, bool) or not isinstance(komi, (int, float)):
                 raise ValueError(f"komi must be a number, not {komi!r}")
             frame["komi"] = komi
+        if scoring != "all_alive":
+            frame["scoring"] = scoring
         request = _Request(frame)
         with self._requests:
             with self._cond:
@@ -351,6 +367,7 @@ class Player:
             self._ws = None
             self._cond.notify_all()
         self._stop.set()
+        self._callbacks.close()
         if ws is not None:
             ws.close()
         reader = self._reader
@@ -399,12 +416,23 @@ class Player:
 
     def _send_request(self, request: _Request) -> None:
         """Sends a request with a ``ref`` of its own (kept if it is sent again after a
-        reconnection), so that the server's refusal, which echoes it, finds it."""
+        reconnection), so that the server's refusal, which echoes it, finds it; an
+        acknowledged one is followed by a ``ping`` with the same ``ref``."""
         with self._cond:
             if "ref" not in request.frame:
                 request.frame["ref"] = next(self._refs)
             self._by_ref[request.frame["ref"]] = request
         self._send(request.frame)
+        if request.acknowledged:
+            self._send({"type": "ping", "t": "acknowledged", "ref": request.frame["ref"]})
+
+    def _acknowledged(self, frame: Frame, timeout: float | None) -> None:
+        """Sends a request that the server answers only if it refuses it (undo, chat, mark...),
+        and waits until it is taken: the ``pong`` of a ``ping`` sent after it comes after any
+        error and after what the request made the server tell (it answers a connection in
+        order). Raises the server's error, or ``TimeoutError``; not sent again after a
+        reconnection."""
+        self._request(_Request(frame, acknowledged=True), timeout, lambda: None)
 
     def _wait(
         self,
@@ -643,7 +671,12 @@ class Player:
                 self.wins, self.losses = mine.wins, mine.losses
                 if mine.rating is not None:
                     self.rating, self.deviation, self.rank = mine.rating, mine.deviation, mine.rank
-        elif kind in ("state", "start", "undone"):  # undone: the state after a turn taken back
+        elif kind in GAME_FRAMES:  # undo, chat, the scoring phase; undone and resumed: a STATE
+            state_id = frame["game"].get("id") if isinstance(frame.get("game"), dict) else game_id
+            own = self._games.get(state_id) if isinstance(state_id, str) else None
+            if own is not None:
+                own._on_frame(kind, frame)
+        elif kind in ("state", "start"):
             state = frame.get("game")
             started = self._adopt(state)
             if kind == "start" and started is not None and self._seek is not None:
@@ -677,10 +710,19 @@ class Player:
                 if mover is not None:
                     error.color = "black" if mover.color == "black" else "white"
             request.resolve(error=error)
+        elif kind == "pong":
+            ref = frame.get("ref")
+            acknowledging = self._by_ref.get(ref) if isinstance(ref, int) else None
+            if acknowledging is not None and acknowledging.acknowledged:
+                acknowledging.resolve()  # no error came first: the request was taken
         elif kind == "goodbye":
             reason = frame.get("reason")
             self._goodbye = reason if isinstance(reason, str) else "goodbye"
-        # welcome (only after hello), pong and unknown types: nothing to do
+        # welcome (only after hello) and unknown types: nothing to do
+
+
+GAME_FRAMES = ("undo_requested", "undo_declined", "undone", "chat", "scoring", "resumed")
+"""The frames of a game that its :class:`RemoteGame` takes as they are."""
 
 
 def _parse(text: str | bytes) -> Frame | None:

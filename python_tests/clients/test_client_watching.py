@@ -12,9 +12,9 @@ import pytest
 from gokata.client import (
     Lobby,
     LobbyWatch,
+    News,
     Over,
     Played,
-    Presence,
     UnknownGameError,
     WatchedGame,
     connect,
@@ -116,7 +116,7 @@ def test_a_watch_goes_on_across_a_server_restart_with_no_turn_missed(own_server:
     carol = connect(own_server.ws_url, unique("carol"))
     try:
         watched = carol.watch(game.id, timeout=10)
-        news: list[Played | Presence | Over] = []
+        news: list[News] = []
         done = threading.Event()
 
         def read() -> None:
