@@ -7,6 +7,7 @@ two processes on one PostgreSQL database.
 
 from __future__ import annotations
 
+import time as clock
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -122,6 +123,29 @@ def test_resume_goes_back_to_play_with_the_first_to_pass_to_move(server: ServerP
     black.wire.error({"type": "resume", "game": game}, "bad_request")
 
 
+def test_the_scoring_phase_runs_on_no_players_clock(server: ServerProcess) -> None:
+    """A turn sent in the scoring phase is refused, however long the phase has run: it is not
+    charged to the sender's clock (here two seconds in all), nor can a turn be taken back."""
+    time = {"system": "byoyomi", "main_ms": 1_000, "period_ms": 1_000, "periods": 1}
+    black = sign_in(server, fresh_name("Sclkb"))
+    white = sign_in(server, fresh_name("Sclkw"))
+    terms = {"size": 9, "scoring": "agreement", "time": time, "rated": False}
+    black.wire.request({"type": "seek", "color": "black", **terms}, "seeking")
+    white.wire.send({"type": "seek", "color": "white", **terms})
+    game = white.wire.expect("start")["game"]["id"]
+    black.wire.expect("start")
+    play(black, white, game, 0, None)
+    play(white, black, game, 1, None)
+    black.wire.expect("scoring")
+    white.wire.expect("scoring")
+    clock.sleep(2.5)
+    refused = black.wire.error({"type": "pass", "game": game, "ply": 2}, "bad_request")
+    assert "being scored" in refused["message"]
+    refused = white.wire.error({"type": "undo", "game": game, "ply": 2}, "bad_request")
+    assert "being scored" in refused["message"]
+    assert server.get_json(f"/api/games/{game}")["status"] == "scoring"
+
+
 def test_bad_frames_and_seeks_are_refused(server: ServerProcess) -> None:
     player = sign_in(server, fresh_name("Sbad"))
     refused = player.wire.error({"type": "seek", "size": 9, "scoring": "japanese"}, "bad_request")
@@ -199,8 +223,18 @@ def test_scoring_crosses_processes_on_one_database(postgres: PostgresCluster) ->
         accept = {"type": "accept", "game": game, "dead": ["7C"]}
         for player in (black, white):
             player.wire.send(accept)
-        for player in (black, white):
-            while (frame := player.wire.recv(timeout=10))["type"] != "over":
+        ended: dict[str, Any] = {}
+        deadline = clock.monotonic() + 20
+        while len(ended) < 2 and clock.monotonic() < deadline:
+            for player in (black, white):
+                if player.name in ended:
+                    continue
+                try:
+                    frame = player.wire.recv(timeout=0.2)
+                except TimeoutError:
+                    continue
                 if frame["type"] == "state" and frame["game"]["status"] == "scoring":
                     player.wire.send(accept)
-            assert frame["reason"] == "score"
+                elif frame["type"] == "over":
+                    ended[player.name] = frame
+        assert [over["reason"] for over in ended.values()] == ["score", "score"], ended

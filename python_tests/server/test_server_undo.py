@@ -196,3 +196,9 @@ def test_an_undo_crosses_processes_on_one_database(postgres: PostgresCluster) ->
         white.wire.expect("undo_requested", timeout=10)
         answer(white, game, 1, False)
         assert black.wire.expect("undo_declined", timeout=10)["ply"] == 1
+        # Playing on through the other process declines a request too.
+        ask(black, game, 1)
+        black.wire.expect("undo_requested")
+        white.wire.expect("undo_requested", timeout=10)
+        play(white, black, game, 1, "4D")
+        assert black.wire.expect("undo_declined", timeout=10) == {"type": "undo_declined", "game": game, "ply": 1}

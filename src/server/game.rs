@@ -146,6 +146,9 @@ pub struct ServerGame {
     pub scoring: Option<ScoringPhase>,
     /// A finished rated game's rating changes (`over`'s `ratings`).
     pub ratings: Option<serde_json::Value>,
+    /// Whether a scoring phase starts with the server's estimate of the dead stones (not while
+    /// a stored game is replayed: its phase, if any, is stored).
+    estimates_dead: bool,
     game: Game,
     moves: Vec<Option<String>>,
     result: Option<GameResult>,
@@ -172,6 +175,7 @@ impl ServerGame {
             chat: Vec::new(),
             scoring: None,
             ratings: None,
+            estimates_dead: true,
             terms,
             game,
             moves: Vec::new(),
@@ -202,6 +206,7 @@ impl ServerGame {
             stored.terms.clone(),
         )
         .with_bots(stored.bots);
+        game.estimates_dead = false;
         for (ply, point) in stored.moves.iter().enumerate() {
             let color = game.to_move();
             game.play(color, ply, point.as_deref())
@@ -219,6 +224,7 @@ impl ServerGame {
         }
         game.set_clocks(stored.clocks);
         game.undo = stored.undo;
+        game.estimates_dead = true;
         game.chat = stored.chat.clone();
         game.ratings = stored.ratings.clone();
         game.scoring = if game.is_over() {
@@ -562,8 +568,13 @@ impl ServerGame {
             self.undo.pending = None;
             let second_pass = self.moves.len() >= 2 && self.moves[self.moves.len() - 2].is_none();
             if second_pass && self.terms.scoring == Scoring::Agreement {
+                let dead = if self.estimates_dead {
+                    self.proposed_dead()
+                } else {
+                    Vec::new()
+                };
                 self.scoring = Some(ScoringPhase {
-                    dead: self.proposed_dead(),
+                    dead,
                     accepted: [false; 2],
                 });
             } else if second_pass {

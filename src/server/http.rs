@@ -261,7 +261,23 @@ async fn ask(state: &AppState, query: HubQuery, missing: String) -> Response {
 }
 
 /// The page's script modules (`/js/NAME.js`), compiled in.
-const SCRIPTS: &[(&str, &str)] = &[];
+const SCRIPTS: &[(&str, &str)] = &[
+    ("main.js", include_str!("web/js/main.js")),
+    ("state.js", include_str!("web/js/state.js")),
+    ("util.js", include_str!("web/js/util.js")),
+    ("connection.js", include_str!("web/js/connection.js")),
+    ("handlers.js", include_str!("web/js/handlers.js")),
+    ("game.js", include_str!("web/js/game.js")),
+    ("board.js", include_str!("web/js/board.js")),
+    ("clock.js", include_str!("web/js/clock.js")),
+    ("words.js", include_str!("web/js/words.js")),
+    ("render.js", include_str!("web/js/render.js")),
+    ("lobby.js", include_str!("web/js/lobby.js")),
+    ("seekform.js", include_str!("web/js/seekform.js")),
+    ("directory.js", include_str!("web/js/directory.js")),
+    ("chat.js", include_str!("web/js/chat.js")),
+    ("scoring.js", include_str!("web/js/scoring.js")),
+];
 
 async fn script(Path(file): Path<String>) -> Response {
     match SCRIPTS.iter().find(|(name, _)| *name == file) {

@@ -41,8 +41,9 @@ impl Hub {
             live.turn_started = None;
             // No agreement in time: the server's marks decide.
             if live.game.scoring.is_some() {
+                let marks = live.game.scoring.clone();
                 let result = live.game.finish_scoring();
-                self.finish(&game_id, result, None);
+                self.finish_with_marks(&game_id, result, marks, None);
                 continue;
             }
             let loser = live.game.to_move();

@@ -108,12 +108,16 @@ impl Hub {
                 continue;
             }
             let color = live.game.to_move();
+            let pending_undo = live.game.undo.pending;
             let Ok(turn) = live.game.play(color, ply, point.as_deref()) else {
                 live.dirty = true;
                 self.remote.insert(game_id);
                 continue;
             };
             live.announced = live.game.moves().len();
+            let declined = pending_undo
+                .filter(|request| request.by != color)
+                .map(|request| (live.game.player(request.by).to_string(), request.ply));
             // An older process tells no clocks: its games are all per move, whose clocks stay.
             if let Some(clocks) = clocks {
                 live.game.set_clocks(clocks);
@@ -125,6 +129,9 @@ impl Hub {
                 self.send_to_player(player, &text);
             }
             self.tell_watchers(&game_id, &players, Some(ply), &text);
+            if let Some((by, request_ply)) = declined {
+                self.tell_undo_declined(&game_id, &by, request_ply);
+            }
             // The result of a last pass comes as a change of its own, read with its records.
             if turn.result.is_none() {
                 self.arm_clock(&game_id, move_time);
@@ -180,6 +187,18 @@ impl Hub {
     pub(super) async fn apply(&mut self, now: GameNow) -> Result<(), StoreError> {
         let corrupt = |problem: String| StoreError::Corrupt(problem);
         let id = now.game.id.clone();
+        if let Some(held) = self.games.get_mut(&id) {
+            if !held.dirty
+                && now
+                    .stored_plies
+                    .is_some_and(|plies| plies < held.game.moves().len())
+            {
+                // A turn was taken back meanwhile, unheard of: read whole, after this batch.
+                held.dirty = true;
+                self.remote.insert(id);
+                return Ok(());
+            }
+        }
         if !self.games.contains_key(&id) {
             let player_here = [&now.game.black, &now.game.white]
                 .into_iter()

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use gokata_engine::Color;
 
 use crate::auth;
-use crate::game::{EndReason, GameResult, Refusal, ServerGame, Turn};
+use crate::game::{EndReason, GameResult, Refusal, ScoringPhase, ServerGame, Turn};
 use crate::protocol::{clocks_view, ErrorCode, Refused, ServerMessage};
 use crate::store::Write;
 
@@ -25,7 +25,8 @@ impl Hub {
         let Some(live) = self.games.get_mut(game_id).filter(|live| !live.game.is_over()) else {
             return self.send_state(conn, game_id).await;
         };
-        let clock = if color == live.game.to_move() && ply == live.game.moves().len() {
+        let on_turn = live.game.scoring.is_none() && color == live.game.to_move();
+        let clock = if on_turn && ply == live.game.moves().len() {
             let clock = live.game.clock_after(color, Hub::turn_elapsed_ms(live));
             if clock.is_none() {
                 // Played too late: the clock had run out, its timer not yet handled.
@@ -131,12 +132,24 @@ impl Hub {
 
     /// Stores the result and announces `over` once the records are committed.
     pub(super) fn finish(&mut self, game_id: &str, result: GameResult, origin: Option<ConnId>) {
+        self.finish_with_marks(game_id, result, None, origin);
+    }
+
+    /// [`Hub::finish`] of a game scored by the marks it had when the time to agree ran out.
+    pub(super) fn finish_with_marks(
+        &mut self,
+        game_id: &str,
+        result: GameResult,
+        marks: Option<ScoringPhase>,
+        origin: Option<ConnId>,
+    ) {
         let plies = self.games.get(game_id).map_or(0, |live| live.game.moves().len());
         let write = self.write(
             Write::Finish {
                 game: game_id.to_string(),
                 result,
                 plies,
+                marks,
             },
             origin,
         );

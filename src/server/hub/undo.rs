@@ -7,7 +7,7 @@ use std::sync::Arc;
 use gokata_engine::Color;
 
 use crate::auth;
-use crate::game::{UndoRequest, MAX_UNDO_REQUESTS};
+use crate::game::{EndReason, UndoRequest, MAX_UNDO_REQUESTS};
 use crate::protocol::{GameState, Refused, ServerMessage};
 use crate::store::{UndoStep, Write};
 
@@ -29,6 +29,11 @@ impl Hub {
         };
         let game = &mut live.game;
         let refused = |message: String| Err(Refused::bad_request(message).in_game(game_id));
+        if game.scoring.is_some() {
+            return refused(
+                "the game is being scored: resume play first, then ask to take a turn back".into(),
+            );
+        }
         if ply != game.moves().len() {
             return refused(format!(
                 "field 'ply' must be the number of turns played, {}, not {ply}",
@@ -82,6 +87,15 @@ impl Hub {
         };
         if request.by == color {
             return Err(Refused::bad_request("an undo request is answered by the opponent").in_game(game_id));
+        }
+        // The answer comes on the answerer's own clock: one that ran out loses first.
+        if live.game.clock_after(color, Hub::turn_elapsed_ms(live)).is_none() {
+            if let Some(result) = live.game.end(color, EndReason::Timeout) {
+                live.deadline = None;
+                live.turn_started = None;
+                self.finish(game_id, result, Some(conn));
+            }
+            return Ok(());
         }
         if !accept {
             live.game.undo.pending = None;

@@ -123,6 +123,9 @@ pub struct GameNow {
     pub records: Option<Records>,
     /// A rated game's rating changes, once it is over (`over`'s `ratings`).
     pub ratings: Option<Value>,
+    /// The turns the store has in all, where other processes write (fewer than a process holds:
+    /// one was taken back meanwhile).
+    pub stored_plies: Option<usize>,
 }
 
 /// One change; a batch of them is committed in one transaction. Turns and results are
@@ -175,6 +178,9 @@ pub enum Write {
         game: String,
         result: GameResult,
         plies: usize,
+        /// A game scored when the time to agree ran out: the marks it was scored with, which
+        /// the store must still have (a change told meanwhile through another process wins).
+        marks: Option<ScoringPhase>,
     },
 }
 

@@ -429,6 +429,7 @@ impl SqliteStore {
                     remaining_ms: None,
                     records,
                     ratings,
+                    stored_plies: None,
                 });
             }
         }
@@ -720,6 +721,7 @@ mod tests {
         assert_eq!((now[0].first_ply, &now[0].game.moves), (1, &vec![None]));
         assert_eq!(now[0].game.bots, [false, true], "read from the players");
         let finish = Write::Finish {
+            marks: None,
             game: "g1".into(),
             result: GameResult {
                 winner: Some(Color::White),

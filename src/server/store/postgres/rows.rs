@@ -99,6 +99,8 @@ pub(super) fn game_now(row: &Row) -> Result<GameNow, StoreError> {
             i64::from(row.try_get::<_, i32>("undo_asked_white")?),
         ],
     )?;
+    let stored_plies =
+        usize::try_from(row.try_get::<_, i32>("stored_plies")?).map_err(|_| corrupt("plies"))?;
     Ok(GameNow {
         first_ply: usize::try_from(row.try_get::<_, i32>("first")?).map_err(|_| corrupt("ply"))?,
         remaining_ms: Some(u64::try_from(row.try_get::<_, i64>("remaining_ms")?).unwrap_or(0)),
@@ -119,6 +121,7 @@ pub(super) fn game_now(row: &Row) -> Result<GameNow, StoreError> {
             id,
         },
         records: result.map(|_| Records { black, white }),
+        stored_plies: Some(stored_plies),
         ratings,
     })
 }
@@ -126,7 +129,7 @@ pub(super) fn game_now(row: &Row) -> Result<GameNow, StoreError> {
 /// The columns [`game_now`] reads, of `games g` with its players `b` and `w` and the first ply
 /// wanted `k.first`.
 pub(super) const GAME_NOW: &str = "g.id, g.size, g.komi, g.move_time_ms, g.winner, g.reason,
-    g.score_black, g.score_white, g.terms, g.clocks, g.ratings, k.first,
+    g.score_black, g.score_white, g.terms, g.clocks, g.ratings, k.first, g.plies AS stored_plies,
     g.undo_by, g.undo_ply, g.undo_asked_black, g.undo_asked_white, g.scoring,
     greatest(0, ceil(extract(epoch FROM g.deadline - clock_timestamp()) * 1000))::int8 AS remaining_ms,
     b.name AS black_name, b.wins AS black_wins, b.losses AS black_losses, b.bot AS black_bot,

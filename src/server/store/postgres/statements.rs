@@ -80,7 +80,8 @@ pub(super) async fn prepare(client: &Client) -> Result<Statements, StoreError> {
                  WHERE id = $1 AND status <> 'over'
                    AND (NOT $6::bool OR written_by = pg_current_xact_id())
                    AND ($3 <> 'timeout' OR (plies = $7 AND deadline <= clock_timestamp()))
-                   AND ($3 <> 'score' OR (plies = $7 AND scoring IS NOT NULL))
+                   AND ($3 <> 'score' OR (plies = $7 AND scoring IS NOT NULL
+                       AND ($6::bool OR (deadline <= clock_timestamp() AND scoring = $8::text))))
                  RETURNING black, white, plies, size, komi, move_time_ms, terms",
             )
             .await?,

@@ -316,7 +316,13 @@ async fn settle_result(
     write: &Write,
     chained: bool,
 ) -> Result<Outcome, StoreError> {
-    let Write::Finish { game, result, plies } = write else {
+    let Write::Finish {
+        game,
+        result,
+        plies,
+        marks,
+    } = write
+    else {
         return Ok(Outcome::Rejected);
     };
     let (score_black, score_white) = match result.score {
@@ -335,6 +341,7 @@ async fn settle_result(
                 &score_white,
                 &chained,
                 &plies,
+                &marks.as_ref().map(scoring_to_text),
             ],
         )
         .await?;
