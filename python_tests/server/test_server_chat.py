@@ -80,6 +80,14 @@ def test_a_watchers_words_reach_only_watchers_until_the_game_ends(server: Server
     assert texts == ["black is winning", "well played"]
 
 
+def test_a_sender_not_watching_hears_its_own_words(server: ServerProcess) -> None:
+    black, white, start = start_game(server, "Cown")
+    passer_by = sign_in(server, fresh_name("Cpass"))
+    say(passer_by, start["id"], "hello there")
+    assert passer_by.wire.expect("chat")["channel"] == "watchers"
+    black.wire.silent(0.3)
+
+
 def test_bad_messages_name_the_problem_and_the_rate_is_limited(server: ServerProcess) -> None:
     black, white, start = start_game(server, "Cbad")
     game = start["id"]
