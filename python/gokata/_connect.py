@@ -2,8 +2,11 @@
 ``gokata serve`` server, with the screens of ``gokata play``.
 
 At a terminal every line is answered when it is typed: a point or a pass out of turn is refused
-at once, ``resign``, ``help`` and ``quit`` work on either player's turn, and the status line's
-clock counts down. From a pipe or a file, lines are a script: one is read on each of my turns."""
+at once, the other commands work on either player's turn, and the status line's clock counts
+down. From a pipe or a file, lines are a script: they are read while I am to act (on each of my
+turns, and in the scoring phase while I have not accepted the marks as they stand).
+
+Points are shown to the player column letter first (``C7``); either form is read."""
 
 from __future__ import annotations
 
@@ -12,28 +15,42 @@ import time
 from concurrent import futures
 from typing import Callable, Optional, TypeVar, Union
 
+from gokata._frames import people_point, people_points
 from gokata._saved import load_last_game, load_token, save_last_game, save_token
 from gokata._terminal import Keyboard, Screen
-from gokata._time_control import TimeControl, clock_text, describe_time
+from gokata._time_control import TimeControl, clock_text, describe_time, duration_text
 from gokata.client import (
     BadTokenError,
+    ChatMessage,
     ConnectionFailedError,
+    Marks,
     Over,
     Played,
     Player,
     RemoteGame,
     ServerError,
+    UndoRequest,
     connect,
     websocket_url,
 )
 
 HELP = """\
 Commands (one per line; a point or pass on your turn, the others at any time):
-  7A or A7     play a stone there (row number and column letter, no I column)
-  pass         pass; two passes in a row end the game
+  C7 or 7C     play a stone there (column letter and row number, no I column)
+  pass         pass; two passes in a row end the game (or, scored by agreement, start scoring)
+  undo         ask your opponent to take back your last move (while it is the last one)
+  yes, no      answer your opponent's request to take back their last move
+  say TEXT     say something to your opponent (and whoever watches the game)
   resign       give up the game
   help         show this help
-  quit         leave; the game goes on on the server, with your clock running"""
+  quit         leave; the game goes on on the server, with your clock running
+In the scoring phase (--scoring agreement, after two passes in a row):
+  mark C7      mark the chain of stones at C7 dead (alive C7: alive again)
+  accept       agree to the dead stones as marked; the game ends when both agree
+  resume       go back to playing (the player who passed first is to move)"""
+
+CHAT_SHOWN = 10
+"""Chat messages of a game shown when the game is (re)joined: the last ones."""
 
 SEEKING = {"human": "", "computer": " against the computer", "any": " against a person or the computer"}
 """How a seek for each kind of opponent is told (a person's, the default, as it always was)."""
@@ -73,6 +90,7 @@ class ConnectSession:
         time: TimeControl | None = None,
         handicap: Union[int, str, None] = None,
         komi: float | None = None,
+        scoring: str = "all_alive",
     ) -> None:
         self.url = websocket_url(url)
         self.name = name
@@ -83,6 +101,7 @@ class ConnectSession:
             raise ValueError(f"opponent must be 'human', 'computer' or 'any', not {opponent!r}")
         self.opponent = opponent  # whom to seek
         self.rated, self.time, self.handicap, self.komi = rated, time, handicap, komi  # the seek's terms
+        self.scoring = scoring
         self.screen = screen
         self.keyboard = keyboard
         self.connect_to = connect_to
@@ -92,6 +111,11 @@ class ConnectSession:
         self.connected = True  # as last reported
         self.opponent_connected = True  # as last reported
         self.board_shown = False  # whether the game's board was printed yet
+        self.history_shown: list[Played] = []  # the turns as last reported
+        self.chat_shown = 0  # chat messages shown
+        self.marks_shown: Marks | None = None  # the scoring phase as last shown
+        self.request_shown: UndoRequest | None = None  # the opponent's request as last shown
+        self.undo_asked: Played | None = None  # my turn I asked to take back, until answered
 
     def run(self) -> None:
         """Plays until the game ends, ``quit`` or the end of the input. Raises ServerError if
@@ -207,6 +231,7 @@ class ConnectSession:
                 time=self.time,
                 handicap=self.handicap,
                 komi=self.komi,
+                scoring=self.scoring,
             )
         )
         while not seeking.done():
@@ -234,6 +259,8 @@ class ConnectSession:
             words.append(f"komi {self.komi:g}")
         if self.time is not None:
             words.append(describe_time(self.time))
+        if self.scoring == "agreement":
+            words.append("dead stones by agreement")
         return f" ({', '.join(words)})" if words else ""
 
     def while_seeking(self, line: str) -> bool:
@@ -272,7 +299,7 @@ class ConnectSession:
             if not self.keyboard.typed_ahead():  # else the cursor is about to move
                 self.screen.refresh()
             try:
-                line = self.next_line(wanted=self.keyboard.interactive or game.my_turn)
+                line = self.next_line(wanted=self.keyboard.interactive or _to_act(game))
             except EOFError:
                 self.say(f"End of input: left game {game.id}, which goes on. {self.come_back()}")
                 return
@@ -290,12 +317,16 @@ class ConnectSession:
         terms.append(f"komi {game.komi:g}")
         if game.time is not None:
             terms.append(describe_time(game.time))
+        if game.scoring == "agreement":
+            terms.append("dead stones by agreement")
         self.say(
             f"Game {game.id} on {size}x{size}: {_ranked(game, 'black')} (black) against {_ranked(game, 'white')} "
             f"(white); {', '.join(terms)}. You play {game.color}."
         )
         if self.shown == game.move_number and not game.is_over:
             self.show_board(game)  # else the turns played since are told first
+        self.history_shown = game.history[: self.shown]
+        self.chat_shown = max(0, len(game.messages) - CHAT_SHOWN)
         self.opponent_connected = game.opponent_connected or game.is_over
         if not self.opponent_connected:
             self.say(f"{_opponent(game)} is not connected (the clock runs on).")
@@ -318,7 +349,7 @@ class ConnectSession:
             return False
         command, args = words[0].lower(), words[1:]
         try:
-            if command in ("pass", "resign", "help", "quit") and args:
+            if command in ("pass", "resign", "help", "quit", "undo", "yes", "no", "accept", "resume") and args:
                 raise ValueError(f"{command} takes no arguments")
             if command == "quit":
                 return True
@@ -329,16 +360,58 @@ class ConnectSession:
             elif command == "pass":
                 _check_turn(game, "your pass")
                 game.pass_turn()
+            elif command == "say":
+                text = line.strip()[len(words[0]) :].strip()
+                if not text:
+                    raise ValueError("say what? (say TEXT)")
+                game.chat(text)
+            elif command in ("undo", "yes", "no"):
+                self.undo(game, command)
+            elif command in ("mark", "alive", "accept", "resume"):
+                self.score(game, command, args)
             elif not any(c.isdigit() for c in command):
                 raise ValueError(f"unknown command {words[0]!r} (type help for the commands)")
             elif args:
                 raise ValueError("play one point per line")
             else:
-                _check_turn(game, words[0])
+                _check_turn(game, _point(words[0]))
                 game.move(words[0])
         except (ValueError, TimeoutError) as error:  # ServerError and IllegalMoveError too
-            self.say(f"error: {error}")
+            self.say(f"error: {people_points(str(error))}")
         return False
+
+    def undo(self, game: RemoteGame, command: str) -> None:
+        """``undo`` asks to take back my last move; ``yes`` and ``no`` answer the opponent's
+        request."""
+        if command == "undo":
+            history = game.history
+            if game.is_over or not history or history[-1].color != game.color:
+                raise ValueError("only your own last move can be taken back, while it is the last one played")
+            game.undo()
+            self.undo_asked = history[-1]
+            self.say(f"Asked {_opponent(game)} to take back your {_turn(history[-1])}; waiting for the answer.")
+            return
+        request = game.undo_requested
+        if request is None:
+            raise ValueError(f"{command}: no request to take back a move waits for your answer")
+        game.answer_undo(command == "yes")
+        if command == "no":
+            self.say(f"Refused: {_opponent(game)}'s {_turn(game.history[-1])} stays.")
+        self.request_shown = None
+
+    def score(self, game: RemoteGame, command: str, args: list[str]) -> None:
+        """The scoring phase's commands: ``mark POINT``, ``alive POINT``, ``accept``, ``resume``."""
+        if game.status != "scoring":
+            how = "" if game.scoring == "agreement" else ", in a game scored by agreement (--scoring agreement)"
+            raise ValueError(f"{command}: the dead stones are marked after two passes in a row{how}")
+        if command in ("mark", "alive"):
+            if len(args) != 1:
+                raise ValueError(f"{command} takes one point: {command} C7")
+            game.mark(args[0], dead=command == "mark")
+        elif command == "accept":
+            game.accept()
+        else:
+            game.resume()
 
     def watch_connection(self, player: Player) -> None:
         """Says when the connection drops and when it is back; raises ConnectionLost once
@@ -362,17 +435,76 @@ class ConnectSession:
         (unless it is the last line already); True once the game is over."""
         over = game.is_over  # first: every turn of a game over is in its history
         history = game.history
-        new = history[self.shown :]
-        self.shown = len(history)
+        kept = 0
+        while kept < min(len(history), self.shown) and _same(history[kept], self.history_shown[kept]):
+            kept += 1
+        for played in reversed(self.history_shown[kept : self.shown]):
+            self.say(f"{played.color.capitalize()}'s {_turn(played)} is taken back.")
+        taken_back = kept < self.shown
+        new = history[kept:]
+        self.shown, self.history_shown = len(history), history
         for played in new:
             self.say(_describe(played))
-        if any(played.point is not None for played in new) or (new and not self.board_shown):
+        if taken_back or any(played.point is not None for played in new) or (new and not self.board_shown):
             self.show_board(game)  # a stone played, or the first board (handicap stones)
+        self.report_chat(game)
         if not over:
+            self.report_undo(game)
+            self.report_scoring(game)
             self.report_opponent(game)
         if not over and not self.screen.status_shown:
             self.say_turn(game)
         return over
+
+    def report_chat(self, game: RemoteGame) -> None:
+        """The chat messages since the last report, as text."""
+        messages = game.messages
+        for message in messages[self.chat_shown :]:
+            self.say(_chat_line(game, message))
+        self.chat_shown = len(messages)
+
+    def report_undo(self, game: RemoteGame) -> None:
+        """The opponent's request to take back a move, and the answer to mine."""
+        request = game.undo_requested
+        if request is not None and request != self.request_shown:
+            history = game.history
+            what = _turn(history[-1]) if history else "move"
+            self.say(
+                f"{_opponent(game)} asks to take back their {what}: type yes to take it back, or no to "
+                "refuse (playing on refuses too)."
+            )
+        self.request_shown = request
+        asked = self.undo_asked
+        if asked is not None and not game.undo_pending:
+            self.undo_asked = None
+            if game.undo_accepted is False:
+                self.say(f"{_opponent(game)} did not take back your {_turn(asked)}: it stays.")
+
+    def report_scoring(self, game: RemoteGame) -> None:
+        """The scoring phase: its start, the dead stones marked and the score at each change,
+        who accepts; play resumed."""
+        marks, before = game.marks, self.marks_shown
+        if marks is None:
+            if before is not None and game.status == "playing":
+                self.marks_shown = None
+                self.say(f"Back to play: {game.turn} ({_name(game, game.turn)}) to play.")
+                self.show_board(game)
+            return
+        if marks == before:
+            return
+        self.marks_shown = marks
+        if before is None:
+            self.say(
+                "Two passes in a row: time to agree on the dead stones. Change the marks with mark C7 or "
+                "alive C7, agree with accept, or go back to play with resume."
+            )
+        if before is None or before.dead != marks.dead:
+            self.say(_marked_board(game, marks))
+            self.say(f"Marked dead: {_dead_stones(game, marks)}.")
+            self.say(_score_line(marks))
+        for color in ("black", "white"):
+            if marks.accepted[color] and not (before is not None and before.accepted[color] and before.dead == marks.dead):
+                self.say("You accept these marks." if color == game.color else f"{_name(game, color)} accepts these marks.")
 
     def show_board(self, game: RemoteGame) -> None:
         self.say(str(game).rstrip("\n"))
@@ -390,7 +522,7 @@ class ConnectSession:
     def results(self, player: Player, game: RemoteGame) -> None:
         over = game.over
         assert over is not None
-        self.say(_ending(over))
+        self.say(_ending(over, self.marks_shown))
         winner = over.winner
         if over.score is not None:
             black, white, komi = over.score["black"], over.score["white"], over.score["komi"]
@@ -416,13 +548,13 @@ class ConnectSession:
         self.say(f"Records: {summary}.")
 
     def say_turn(self, game: RemoteGame) -> None:
-        self.screen.status(lambda: _turn_line(game))
+        self.screen.status(lambda: _status_line(game))
 
     def interrupted(self) -> str:
         """What Ctrl-C leaves behind."""
         game = self.game
         if game is not None and not game.is_over:
-            return f"Interrupted: left game {game.id}, which goes on. {_turn_line(game)} {self.come_back()}"
+            return f"Interrupted: left game {game.id}, which goes on. {_status_line(game)} {self.come_back()}"
         if self.seeking:
             return "Interrupted: stopped seeking."
         return "Interrupted."
@@ -436,8 +568,92 @@ class ConnectSession:
 
 def _check_turn(game: RemoteGame, what: str) -> None:
     """Refuses a turn out of turn, before anything is sent."""
+    if game.status == "scoring":
+        raise ValueError(f"the game is being scored: mark, alive, accept or resume (help); {what} was not played")
     if not game.my_turn and not game.is_over:
         raise ValueError(f"not your turn: {_opponent(game)} ({game.turn}) is to play; {what} was not played")
+
+
+def _to_act(game: RemoteGame) -> bool:
+    """Whether the player is to act: on its turn, or in the scoring phase until it has
+    accepted the marks as they stand (when a script's next line is read)."""
+    marks = game.marks
+    return game.my_turn or (marks is not None and not marks.accepted[game.color])
+
+
+def _point(typed: str) -> str:
+    """A point as typed, as people write it: ``3c`` and ``c3`` are ``C3``."""
+    return people_point(typed.upper())
+
+
+def _same(one: Played, other: Played) -> bool:
+    """Whether two reports are of the same turn (one may have been learnt from a state)."""
+    return (one.ply, one.color, one.point) == (other.ply, other.color, other.point)
+
+
+def _turn(played: Played) -> str:
+    """``move E5`` or ``pass``."""
+    return "pass" if played.point is None else f"move {people_point(played.point)}"
+
+
+def _chat_line(game: RemoteGame, message: ChatMessage) -> str:
+    """A chat message as text (any control character shown as ``?``)."""
+    text = "".join("?" if ord(c) < 32 or 127 <= ord(c) < 160 else c for c in message.text)
+    if message.sender.lower() == (game.black if game.color == "black" else game.white).lower():
+        who = "You say"
+    elif message.channel == "watchers":
+        who = f"{message.sender} (watching) says"
+    else:
+        who = f"{message.sender} says"
+    return f"{who}: {text}"
+
+
+def _marked_board(game: RemoteGame, marks: Marks) -> str:
+    """The board with the stones marked dead as ``X`` and ``O``."""
+    lines = str(game).rstrip("\n").split("\n")
+    size = game.size["height"]
+    for point in marks.dead:
+        row, column = size - int(point[:-1]), "ABCDEFGHJKLMNOPQRSTUVWXYZ".index(point[-1])
+        line = lines[row + 1]
+        at = 4 + 2 * column
+        lines[row + 1] = line[:at] + line[at].upper() + line[at + 1 :]
+    return "\n".join(lines) + ("\n(X and O: stones marked dead)" if marks.dead else "")
+
+
+def _dead_stones(game: RemoteGame, marks: Marks) -> str:
+    """``C7 D7 (white), E5 (black)`` or ``none``."""
+    by_color: dict[str, list[str]] = {"black": [], "white": []}
+    for point in marks.dead:
+        color = "black" if game.get_position(point) == "x" else "white"
+        by_color[color].append(people_point(point))
+    parts = [f"{' '.join(points)} ({color})" for color, points in by_color.items() if points]
+    return ", ".join(parts) or "none"
+
+
+def _score_line(marks: Marks) -> str:
+    black, white, komi = marks.score["black"], marks.score["white"], marks.score["komi"]
+    margin = black - white - komi
+    lead = "even" if margin == 0 else f"{'black' if margin > 0 else 'white'} leads by {abs(margin):g}"
+    return f"Score as marked: black {black:g}, white {white:g} + {komi:g} komi = {white + komi:g}: {lead}."
+
+
+def _status_line(game: RemoteGame) -> str:
+    """The status line: whose turn it is, with the clocks; in the scoring phase, who accepted."""
+    marks = game.marks
+    if marks is None:
+        return _turn_line(game)
+    mine, theirs = marks.accepted[game.color], marks.accepted["white" if game.color == "black" else "black"]
+    if mine and theirs:
+        agreed = "Both accepted."
+    elif mine:
+        agreed = f"You accepted; waiting for {_opponent(game)}."
+    elif theirs:
+        agreed = f"{_opponent(game)} accepted; type accept to agree."
+    else:
+        agreed = "Nobody has accepted yet."
+    remaining = game.remaining_ms
+    left = "" if remaining is None else f" {duration_text(remaining)} left to agree."
+    return f"Scoring: {agreed}{left}"
 
 
 def _in_background(call: Callable[[], T]) -> futures.Future[T]:
@@ -471,7 +687,10 @@ def _turn_line(game: RemoteGame) -> str:
     return f"{turn.capitalize()} to play (turn {game.move_number + 1}).{time_left}"
 
 
-def _ending(over: Over) -> str:
+def _ending(over: Over, marks: Marks | None = None) -> str:
+    if over.reason == "score":
+        dead = " ".join(people_point(point) for point in marks.dead) if marks is not None else ""
+        return f"The game is scored{f' with {dead} taken off as dead' if dead else ''}."
     if over.winner is None:
         return "Two passes in a row: the game is over."
     loser = "white" if over.winner == "black" else "black"
@@ -486,9 +705,9 @@ def _describe(played: Played) -> str:
     player = played.color.capitalize()
     if played.point is None:
         return f"{player} passes."
-    captured = list(played.captured)
+    captured = [people_point(point) for point in played.captured]
     taking = f", capturing {_count(len(captured), 'stone')}: {' '.join(captured)}" if captured else ""
-    return f"{player} plays {played.point}{taking}."
+    return f"{player} plays {people_point(played.point)}{taking}."
 
 
 def _name(game: RemoteGame, color: str) -> str:

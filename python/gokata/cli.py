@@ -234,9 +234,9 @@ def _add_connect(subcommands: argparse._SubParsersAction[argparse.ArgumentParser
         "connect",
         help="play a game on a gokata server",
         description="Signs in to a gokata server, seeks a game (or continues an unfinished one) "
-        "and plays it at this terminal, one command per line: a point like 7A or pass on your "
-        "turn; resign, help and quit at any time. From a pipe, one line is read on each of your "
-        "turns. A new name's token is saved under $XDG_CONFIG_HOME/gokata/tokens.json (default "
+        "and plays it at this terminal, one command per line: a point like C7 or pass on your "
+        "turn; undo, say TEXT, resign, help and quit at any time (help lists every command). From "
+        "a pipe, lines are read while you are to act. A new name's token is saved under $XDG_CONFIG_HOME/gokata/tokens.json (default "
         "~/.config) and used the next time; a game that ended while you were away is told "
         "before any new game is sought.",
     )
@@ -259,6 +259,11 @@ def _add_connect(subcommands: argparse._SubParsersAction[argparse.ArgumentParser
     )
     client.add_argument(
         "--komi", type=_komi, metavar="K", help="white's komi with --unrated: a multiple of 0.5 from -150 to 150 (default 0.5)"
+    )
+    client.add_argument(
+        "--scoring", choices=("all_alive", "agreement"), default="all_alive",
+        help="after two passes in a row: all_alive ends the game, every stone counted alive (the "
+        "default); agreement starts a scoring phase where the players mark the dead stones and accept",
     )
     client.set_defaults(run=_connect)
 
@@ -341,6 +346,7 @@ def _connect(args: argparse.Namespace) -> int:
             time=args.time,
             handicap=args.handicap,
             komi=args.komi,
+            scoring=args.scoring,
         )
         session.run()
     except KeyboardInterrupt:  # the session said why

@@ -131,22 +131,22 @@ def test_every_line_is_answered_when_it_is_typed(server: ServerProcess, tmp_path
         with them:
             terminal.expect(r"Black to play \(turn 1\)\. You have \d:\d\d\.")
             terminal.types("5E\n")
-            terminal.expect_line("Black plays 5E.")
+            terminal.expect_line("Black plays E5.")
             terminal.expect(rf"White to play \(turn 2\)\. Waiting for {them.name}, who has \d:\d\d\.")
             # White's turn: a point and a pass are refused at once; help is answered.
             terminal.types("3C\n")
-            terminal.expect_line(f"error: not your turn: {them.name} (white) is to play; 3C was not played")
+            terminal.expect_line(f"error: not your turn: {them.name} (white) is to play; C3 was not played")
             terminal.types("pass\n")
             terminal.expect_line(f"error: not your turn: {them.name} (white) is to play; your pass was not played")
             terminal.types("help\n")
             terminal.expect("a point or pass on your turn, the others at any time")
             assert isinstance(game.wait(timeout=WAIT), Played)
             game.move("4D")
-            terminal.expect_line("White plays 4D.")
+            terminal.expect_line("White plays D4.")
             terminal.expect(r"Black to play \(turn 3\)")
             # Black's turn: what is played is what is typed now, not what was refused before.
             terminal.types("6F\n")
-            terminal.expect_line("Black plays 6F.")
+            terminal.expect_line("Black plays F6.")
             played = game.wait(timeout=WAIT)
             assert isinstance(played, Played) and played.point == "6F"
             assert game.moves == ["5E", "4D", "6F"]
@@ -168,7 +168,7 @@ def test_quit_leaves_at_once_and_nothing_typed_reaches_the_shell(server: ServerP
         with them:
             terminal.expect(r"Black to play \(turn 1\)")
             terminal.types("5E\n")
-            terminal.expect_line("Black plays 5E.")
+            terminal.expect_line("Black plays E5.")
             terminal.types("quit\n4E\nresign\n")  # on white's turn, in one go
             terminal.expect(rf"Left game {game.id}, which goes on\. Come back with: gokata connect ")
             assert terminal.finish() == 0
@@ -207,7 +207,7 @@ def test_the_server_dropping_and_coming_back_is_told(own_server: ServerProcess, 
             terminal.expect_line("Reconnected to the server.")
             terminal.expect(r"Black to play \(turn 1\)\. You have \d:\d\d\.")
             terminal.types("5E\n")
-            terminal.expect_line("Black plays 5E.")
+            terminal.expect_line("Black plays E5.")
             played = game.wait(timeout=WAIT)
             assert isinstance(played, Played) and played.point == "5E"
             # Ctrl-C: how the game stands, and how to come back to it.
@@ -278,11 +278,11 @@ def test_a_person_plays_the_computer_shown_as_a_bot(
             )
             terminal.expect(r"Black to play \(turn 1\)\. You have \d:\d\d\.")
             terminal.types("5E\n")
-            terminal.expect_line("Black plays 5E.")
+            terminal.expect_line("Black plays E5.")
             terminal.expect(r"(?m)^White (plays \w+|passes)\.$")  # the computer's answer
             terminal.expect(r"Black to play \(turn 3\)\. You have \d:\d\d\.")
             terminal.types("3C\n")
-            terminal.expect_line("Black plays 3C.")
+            terminal.expect_line("Black plays C3.")
             terminal.expect(r"Black to play \(turn 5\)")
             terminal.types("pass\n")
             terminal.expect_line("Black passes.")

@@ -121,11 +121,11 @@ def test_a_game_with_a_capture_an_illegal_move_and_two_passes(server: ServerProc
     assert "Seeking a 9x9 game, playing black" in run.out
     assert "You play black." in run.out and them in run.out
     # Both sides' turns, the capture, the refusals (still black to play after each).
-    for line in ["Black plays 6E.", "White plays 5E.", "White plays 9A.", "Black plays 5F, capturing 1 stone: 5E.",
+    for line in ["Black plays E6.", "White plays E5.", "White plays A9.", "Black plays F5, capturing 1 stone: E5.",
                  "White passes.", "Black passes."]:
         assert line in run.lines, (line, run.out)
     assert len(run.errors) == 3, run.errors
-    assert "5E" in run.errors[0] and "occupied" in run.errors[0]  # the server's message
+    assert "E5" in run.errors[0] and "occupied" in run.errors[0]  # the server's message, points letter first
     assert run.errors[1:] == [
         "error: unknown command 'bogus' (type help for the commands)",
         "error: play one point per line",
@@ -137,7 +137,7 @@ def test_a_game_with_a_capture_an_illegal_move_and_two_passes(server: ServerProc
     assert "....x...." == run.boards[-1][3] and "....x...." == run.boards[-1][5]
     assert re.search(r"Black to play \(turn 1\)\. You have \d+:\d\d\.", run.out)
     waiting = re.search(rf"White to play \(turn \d+\)\. Waiting for {them}, who has \d+:\d\d\.", run.out)
-    assert waiting or "White plays 9B." in run.lines  # unless white always answered at once
+    assert waiting or "White plays B9." in run.lines  # unless white always answered at once
     # The end: reason, score, winner, records.
     assert "Two passes in a row: the game is over." in run.lines
     assert game.score is not None and game.winner == "black"
@@ -154,7 +154,7 @@ def test_leaving_and_coming_back_with_the_saved_token(server: ServerProcess, tmp
     black = opponent(server.ws_url, them, "black", ["5E", "3C"])
     run = finish(first)
     assert run.status == 0, run.err + run.out
-    assert "White plays 4E." in run.lines and "Black plays 5E." in run.lines
+    assert "White plays E4." in run.lines and "Black plays E5." in run.lines
     assert re.search(r"Left game \w+, which goes on\.", run.out), run.out
     game = black.result(timeout=60)  # black played 3C, then stopped waiting: the game goes on
     assert game.moves == ["5E", "4E", "3C"] and not game.is_over
@@ -234,7 +234,7 @@ def test_end_of_input_leaves_the_game_going(server: ServerProcess, tmp_path: Pat
     white = opponent(server.ws_url, them, "white", ["4E"])
     run = finish(terminal)
     assert run.status == 0, run.err + run.out
-    assert "White plays 4E." in run.lines
+    assert "White plays E4." in run.lines
     assert re.search(r"End of input: left game \w+, which goes on\.", run.out), run.out
     assert not white.result(timeout=60).is_over
 
