@@ -131,9 +131,9 @@ def test_two_browsers_play_a_game_to_two_passes(
 
     # Illegal clicks by white: an occupied point, then the ko retake. Each is explained in words
     # on white's page, and nothing changes, on either page or on the server.
-    for point, reason in (("4E", ": the point is occupied"), ("5E", ": ko (")):
+    for point, shown, reason in (("4E", "E4", ": the point is occupied"), ("5E", "E5", ": ko (")):
         bob.click(point)
-        contains(lambda: bob.text("error"), f"illegal move {point} for white{reason}")
+        contains(lambda: bob.text("error"), f"illegal move {shown} for white{reason}")
         assert without_clock(game_state(server, game)) == without_clock(state)
         for color, page in pages.items():
             assert shows(page, state) == expected_view(state, color)
@@ -462,10 +462,11 @@ def test_on_a_touch_screen_a_tap_shows_the_stone_and_a_second_tap_plays_it(
 
         page.tap("10K")
         eventually(page.ghosts, ["10K"], what="the ghost stone")
-        assert page.text("status") == "Play 10K? Tap it again to play, or tap another point."
+        assert page.text("notice") == "Play K10? Tap it again to play."  # points read letter first
+        assert page.text("status") == "Your move (black)."
         page.tap("4D")
         eventually(page.ghosts, ["4D"], what="the ghost moved")
-        assert page.text("status") == "Play 4D? Tap it again to play, or tap another point."
+        assert page.text("notice") == "Play D4? Tap it again to play."
         opponent.wire.silent(0.5)  # nothing was sent
         assert game_state(server, game)["moves"] == [] and page.stones()["4D"] == "empty"
         page.tap("4D")
@@ -616,7 +617,7 @@ def test_a_taken_name_is_refused(server: ServerProcess, browsers: Callable[[str]
 
 
 def test_the_page_is_served_with_a_content_security_policy(server: ServerProcess) -> None:
-    for path, kind in (("/", "text/html"), ("/app.js", "text/javascript"), ("/style.css", "text/css")):
+    for path, kind in (("/", "text/html"), ("/js/main.js", "text/javascript"), ("/style.css", "text/css")):
         with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(server.http_url + path) as answer:
             assert answer.status == 200
             assert answer.headers["Content-Type"].startswith(kind)

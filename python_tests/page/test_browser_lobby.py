@@ -55,11 +55,13 @@ const listed = (id) => Array.from(document.querySelectorAll(`#${id} li`), (item)
   for (const badge of copy.querySelectorAll('.bot')) {
     badge.replaceWith(badge.title === arguments[0] ? '[bot]' : '[badge of another title]');
   }
+  for (const button of copy.querySelectorAll('button.take')) button.replaceWith('[Play]');
   return copy.textContent.replace(/\\s+/g, ' ').trim();
 });
 return [listed('lobby-seeks'), listed('lobby-games')];
 """
-"""The lobby's two lists, each item's words, a bot badge (with its title) written ``[bot]``."""
+"""The lobby's two lists, each item's words, a bot badge (with its title) written ``[bot]``, the
+button that takes a seek ``[Play]``."""
 
 FOLLOW_SPY = """
 window.lobbySent = [];
@@ -98,10 +100,14 @@ def lobby_sent(page: Page) -> list[str]:
 
 
 def listed_game(state: Frame) -> str:
-    """A game in the lobby's words."""
+    """A game in the lobby's words: each name with its rank (then a program's badge)."""
     size = state["size"]
-    black, white = player(state, "black"), player(state, "white")
-    return f"{black} against {white}, {size}×{size}, move {len(state['moves'])} Watch"
+
+    def seat(color: str) -> str:
+        bot = " [bot]" if state["bots"][color] else ""
+        return f"{state[color]} {state['ranks'][color]}{bot}"
+
+    return f"{seat('black')} against {seat('white')}, {size}×{size}, move {len(state['moves'])} Watch"
 
 
 def a_legal_point(state: Frame) -> str:
@@ -232,13 +238,13 @@ def test_the_lobby_marks_bots_and_is_followed_only_while_it_is_on_show(
 
     robot = fresh_name("robot")
     with BotPlayer(server.ws_url, robot):
-        robot_seek = f"{robot} {NEW} [bot], 9×9, any colour, wants a person, {TERMS}"
+        robot_seek = f"{robot} {NEW} [bot], 9×9, any colour, wants a person, {TERMS} [Play]"
         eventually(lambda: lobby(page)[0], [robot_seek], what="the bot's seek")
         other = sign_in(server, fresh_name("dave"))
         try:
             frame = {"type": "seek", "size": [13, 19], "color": "white", "opponent": "any"}
             other.wire.request(frame, "seeking")
-            other_seek = f"{other.name} {NEW}, 13×13 or 19×19, white, wants anyone, {TERMS}"
+            other_seek = f"{other.name} {NEW}, 13×13 or 19×19, white, wants anyone, {TERMS} [Play]"
             eventually(lambda: lobby(page)[0], [robot_seek, other_seek], what="both seeks, oldest first")
             other.wire.request({"type": "cancel"}, "cancelled")
             eventually(lambda: lobby(page)[0], [robot_seek], what="the seek withdrawn")

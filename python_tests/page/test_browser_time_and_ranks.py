@@ -154,7 +154,7 @@ def test_two_browsers_play_a_rated_byoyomi_game_with_ranks_clocks_and_the_rating
     assert alice.text("status") == waiting and not alice.shown("seek")
     eventually(
         lambda: seek_items(bob),
-        [f"{alice_name} {NEW}, 9×9, black, wants a person, rated, {BYOYOMI}"],
+        [f"{alice_name} {NEW}, 9×9, black, wants a person, rated, {BYOYOMI} Play"],
         what="alice's seek in bob's lobby",
     )
     choose(bob, time=BYOYOMI)

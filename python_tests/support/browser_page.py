@@ -316,7 +316,7 @@ class Page:
             "return performance.getEntriesByType('resource').map(e => e.name);"
         )
         assert isinstance(names, list)
-        assert f"{self.origin}/app.js" in names and f"{self.origin}/style.css" in names, names
+        assert f"{self.origin}/js/main.js" in names and f"{self.origin}/style.css" in names, names
         foreign = [name for name in names if not str(name).startswith(self.origin + "/")]
         assert not foreign, f"requests to other hosts: {foreign}"
         assert str(self.driver.current_url).startswith(self.origin + "/")
