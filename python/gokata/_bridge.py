@@ -13,6 +13,10 @@ The engine is told the game's time control when it starts (``time_settings``, in
 Canadian form, or ``kgs-time_settings byoyomi`` for byo-yomi when it lists that command) and
 the bot's clock before each ``genmove`` (``time_left``); an engine that lists neither is not
 told, and one that refuses them plays on.
+
+An opponent's request to take back its last turn is refused in a rated game and accepted in an
+unrated one (the engine is then given the game as it stands at its next turn). The bot seeks
+games that count every stone alive: programs do not seek scoring by agreement.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from gokata.client import (
     Player,
     RemoteGame,
     ServerError,
+    UndoRequest,
     connect,
 )
 from gokata._time_control import TimeControl
@@ -154,6 +159,7 @@ class GameRunner(threading.Thread):
         self.stop = stop
         self.failures = 0
         self._engine: GtpEngine | None = None
+        game.on_undo_request = self._answer_undo
 
     def run(self) -> None:
         try:
@@ -176,6 +182,18 @@ class GameRunner(threading.Thread):
                 self._send(lambda: game.resign())
                 return
             self._take_turn()
+
+    def _answer_undo(self, request: UndoRequest) -> None:
+        """The opponent asks to take back its last turn: refused in a rated game, accepted in
+        an unrated one (on the client's thread for callbacks, while the engine may think: a move
+        it finds for the turn taken back is not sent)."""
+        accept = not self.game.rated
+        try:
+            self.game.answer_undo(accept)
+        except (ServerError, TimeoutError) as error:  # withdrawn by the bot's turn meanwhile, say
+            log.info("game %s: the request to take back turn %d: %s", self.game.id, request.ply, error)
+        else:
+            log.info("game %s: %s the request to take back turn %d", self.game.id, "accepted" if accept else "refused", request.ply)
 
     def _take_turn(self) -> None:
         game = self.game
