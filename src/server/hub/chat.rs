@@ -70,7 +70,10 @@ impl Hub {
         }
         self.tell_watchers_later(game_id, None, &text, Some(write));
         // A sender that is neither a player nor watching hears its own words all the same.
-        let watching = self.connections.get(&conn).is_some_and(|c| c.watching.contains(game_id));
+        let watching = self
+            .connections
+            .get(&conn)
+            .is_some_and(|c| c.watching.contains(game_id));
         if game.color_of(&message.from).is_none() && !watching {
             self.deliver_later(Some(write), Delivery::ToConnection(conn, text.clone()));
         }

@@ -229,6 +229,10 @@ impl Hub {
         let mut ended = game.clone();
         ended.ratings = ratings.cloned();
         self.ended.insert(game.id.clone(), ended);
+        self.recently_over.push_back(game.id.clone());
+        if self.recently_over.len() > super::RECENTLY_OVER {
+            self.recently_over.pop_front();
+        }
         for standing in [&records.black, &records.white] {
             if let Some(player) = self.players.get_mut(&auth::name_key(&standing.name)) {
                 player.record.wins = standing.wins;

@@ -19,7 +19,7 @@
 //! `connections`, `presence` and `watching` (a game's watchers, and the lobby's).
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
 use std::net::IpAddr;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -45,6 +45,8 @@ const MAX_BATCH: usize = 512;
 const HEARTBEAT: Duration = Duration::from_secs(1);
 /// The most games `/api/games` lists.
 const LISTED_GAMES: usize = 200;
+/// How many announced ends a process remembers (see `Hub::recently_over`).
+const RECENTLY_OVER: usize = 4096;
 /// The longest wait between two attempts to reach a lost database.
 const MAX_RECONNECT_WAIT: Duration = Duration::from_secs(2);
 
@@ -298,6 +300,9 @@ pub struct Hub {
     remote_everything: bool,
     /// Games that ended in this batch, for states made at delivery time.
     ended: HashMap<String, ServerGame>,
+    /// The games whose end this process announced lately, oldest first (at most
+    /// [`RECENTLY_OVER`]): a catch-up that reads one of them again does not announce it again.
+    recently_over: VecDeque<String>,
     /// A store error met while handling the batch: on a shared store the hub recovers from it;
     /// on SQLite it stops.
     failure: Option<StoreError>,
@@ -354,6 +359,7 @@ impl Hub {
             remote: HashSet::new(),
             remote_everything: false,
             ended: HashMap::new(),
+            recently_over: VecDeque::new(),
             failure: None,
             healthy: Arc::new(AtomicBool::new(true)),
             stopping: None,

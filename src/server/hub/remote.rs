@@ -203,8 +203,13 @@ impl Hub {
             let player_here = [&now.game.black, &now.game.white]
                 .into_iter()
                 .any(|name| self.players.contains_key(&auth::name_key(name)));
-            if now.game.result.is_some() && !self.rooms.contains_key(&id) && !player_here {
-                return Ok(()); // a game this process never had: nobody here waits for it
+            if now.game.result.is_some() {
+                // A game this process never had (nobody here waits for it), or one whose end
+                // it announced already.
+                let told = self.recently_over.contains(&id);
+                if told || (!self.rooms.contains_key(&id) && !player_here) {
+                    return Ok(());
+                }
             }
             // Started here as it began, and its turns announced one by one below.
             self.begin_remote_game(&now)?;
