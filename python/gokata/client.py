@@ -60,6 +60,7 @@ from gokata._frames import (
     _server_error,
     websocket_url,
 )
+from gokata import _player_frames
 from gokata._game_events import Callbacks, ChatMessage, Marks, Resumed, Undone, UndoRequest
 from gokata._remote_game import RemoteGame
 from gokata._time_control import Clock, TimeControl, clock_text, describe_time, parse_time, time_control
@@ -647,82 +648,8 @@ class Player:
         return False
 
     def _dispatch(self, frame: Frame) -> None:
-        if self._watches or self._lobby is not None:
-            from gokata import _watching
-
-            if _watching.dispatch(self, frame):
-                return
-        kind = frame.get("type")
-        game_id = frame.get("game")
-        game = self._games.get(game_id) if isinstance(game_id, str) else None
-        if kind == "played":
-            if game is None:
-                self._outbox.append({"type": "sync", "game": _get(frame, "game", str)})
-            elif not game._on_played(frame):
-                self._outbox.append({"type": "sync", "game": game.id})
-        elif kind == "over":
-            if game is None:
-                self._outbox.append({"type": "sync", "game": _get(frame, "game", str)})
-                return
-            game._on_over(frame)
-            records = game._over.records if game._over else None
-            mine = records.get(game.color) if records else None
-            if mine is not None:
-                self.wins, self.losses = mine.wins, mine.losses
-                if mine.rating is not None:
-                    self.rating, self.deviation, self.rank = mine.rating, mine.deviation, mine.rank
-        elif kind in GAME_FRAMES:  # undo, chat, the scoring phase; undone and resumed: a STATE
-            state_id = frame["game"].get("id") if isinstance(frame.get("game"), dict) else game_id
-            own = self._games.get(state_id) if isinstance(state_id, str) else None
-            if own is not None:
-                own._on_frame(kind, frame)
-        elif kind in ("state", "start"):
-            state = frame.get("game")
-            started = self._adopt(state)
-            if kind == "start" and started is not None and self._seek is not None:
-                self._seek.resolve(started)
-            state_id = state.get("id") if isinstance(state, dict) else None
-            fetch = self._fetches.get(state_id) if isinstance(state_id, str) else None
-            if kind == "state" and fetch is not None:
-                fetch.resolve(started)  # None: not my game
-        elif kind == "presence":
-            if game is not None:
-                game._on_presence(frame)
-        elif kind == "seeking":
-            seek = self._seek
-            if seek is not None and not seek.done and frame.get("ref") == seek.frame.get("ref"):
-                self.seeking = {key: value for key, value in frame.items() if key not in ("type", "ref")}
-        elif kind == "cancelled":
-            if self._cancel is not None:
-                self._cancel.resolve()
-            if self._seek is not None:
-                self._seek.resolve(error=ServerError("cancelled", "the seek was withdrawn", frame))
-        elif kind == "error":
-            error = _server_error(frame)
-            ref = frame.get("ref")
-            request = self._by_ref.get(ref) if isinstance(ref, int) else None
-            if request is None:  # answers nothing of ours in flight (a request already given up)
-                log.warning("server error: %s %s", error.code, error.message)
-                return
-            if isinstance(error, IllegalMoveError) and request.frame.get("type") == "move":
-                mover = self._games.get(request.frame.get("game", ""))
-                error.coord = request.frame.get("point")
-                if mover is not None:
-                    error.color = "black" if mover.color == "black" else "white"
-            request.resolve(error=error)
-        elif kind == "pong":
-            ref = frame.get("ref")
-            acknowledging = self._by_ref.get(ref) if isinstance(ref, int) else None
-            if acknowledging is not None and acknowledging.acknowledged:
-                acknowledging.resolve()  # no error came first: the request was taken
-        elif kind == "goodbye":
-            reason = frame.get("reason")
-            self._goodbye = reason if isinstance(reason, str) else "goodbye"
-        # welcome (only after hello) and unknown types: nothing to do
-
-
-GAME_FRAMES = ("undo_requested", "undo_declined", "undone", "chat", "scoring", "resumed")
-"""The frames of a game that its :class:`RemoteGame` takes as they are."""
+        """A frame from the server, given to what it concerns (under the lock)."""
+        _player_frames.dispatch(self, frame)
 
 
 def _parse(text: str | bytes) -> Frame | None:
