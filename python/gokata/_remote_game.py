@@ -306,7 +306,10 @@ class RemoteGame(GameTerms, GameEvents):
         self._player._acknowledged({"type": "undo", "game": self.id, "ply": ply}, timeout)
         with self._player._cond:  # as the server's undo_requested said, if it came first
             if self._undo_mine is None and self._undo_accepted is None and len(self._moves) == ply:
-                self._undo_mine = UndoRequest(self.id, ply, self.color)
+                if self._over is None:  # (a game that ended meanwhile was answered with its state)
+                    self._undo_mine = UndoRequest(self.id, ply, self.color)
+                else:
+                    self._undo_accepted = False
 
     @property
     def undo_pending(self) -> bool:
