@@ -12,6 +12,22 @@ import { route } from "./directory.js";
 import { addChat, chatError } from "./chat.js";
 import { render, setStatus, showError } from "./render.js";
 
+// An acceptance that crossed another change of the scoring phase (through another server
+// process) is answered with the game's state: sent again if the marks are still those
+// accepted, else the player looks at them again.
+function acceptedAgain(accepted, marks) {
+  const mine = myColor();
+  if (!mine || marks.accepted[mine]) return;
+  const same = [...accepted.dead].sort().join() === [...marks.dead].sort().join();
+  if (same && accepted.tries < 3) {
+    S.accepting = { ...accepted, tries: accepted.tries + 1 };
+    send({ type: "accept", game: accepted.game, dead: marks.dead });
+  } else {
+    S.news = { game: accepted.game, text: "The marks changed before your acceptance reached the server: check them, and accept again." };
+  }
+  render();
+}
+
 export const handlers = {
   welcome(m) {
     S.me = { name: m.name, wins: m.wins, losses: m.losses, bot: m.bot === true, rating: m.rating, deviation: m.deviation, rank: m.rank };
@@ -104,14 +120,14 @@ export const handlers = {
     if (incoming.id !== watchedGame() && !(replaces && playsIn(incoming))) return;
     if (incoming.id === S.watching && !live(incoming)) S.watching = null;
     if (incoming.id === watchedGame()) showWatchError(null);
-    if (S.accepting && S.accepting.game === incoming.id && incoming.status === "scoring") {
-      // The acceptance crossed a change of the marks: the player looks at them again.
-      S.news = { game: incoming.id, text: "The marks changed before your acceptance reached the server: check them, and accept again." };
-    }
+    const accepted = S.accepting;
     S.accepting = null;
     showGame(incoming);
     const { pending } = S;
     if (pending && (incoming.status !== "playing" || incoming.moves.length !== pending.ply)) S.pending = null;
+    if (accepted && accepted.game === incoming.id && incoming.status === "scoring" && incoming.marks) {
+      acceptedAgain(accepted, incoming.marks);
+    }
   },
   error(m) {
     if (m.code === "bad_token" || m.code === "name_taken") {

@@ -24,7 +24,7 @@ export function markChain(point) {
 export function acceptScore() {
   const game = S.game;
   if (!game || game.status !== "scoring" || !game.marks || !myColor()) return;
-  S.accepting = { game: game.id, dead: [...game.marks.dead] };
+  S.accepting = { game: game.id, dead: [...game.marks.dead], tries: 0 };
   S.news = null;
   send({ type: "accept", game: game.id, dead: game.marks.dead });
   render();
