@@ -250,25 +250,29 @@ class Page:
         )
         eventually(lambda: self.driver.execute_script("return [innerWidth, innerHeight]"), [width, height])
 
-    def out_of_view(self, ids: tuple[str, ...]) -> list[str]:
-        """What keeps these elements from being seen whole without scrolling: an element
-        outside the window, cut short (an ellipsis) or spilling out of its box, or covered or
-        clipped at its centre or a corner; a document taller or wider than the window."""
+    def out_of_view(self, ids: tuple[str, ...], scroll: bool = False) -> list[str]:
+        """What keeps these elements from being seen whole: an element outside the window, cut
+        short (an ellipsis) or spilling out of its box, or covered or clipped at its centre or a
+        corner; a document taller or wider than the window. With ``scroll``, each element is
+        first scrolled into view (within the scrolling part of the page), as a player would."""
         value = self.driver.execute_script(
             """
+            const [ids, scroll] = arguments;
             const problems = [];
             const root = document.documentElement;
             if (root.scrollHeight > innerHeight) problems.push(`the page is ${root.scrollHeight} px tall`);
             if (root.scrollWidth > innerWidth) problems.push(`the page is ${root.scrollWidth} px wide`);
-            for (const id of arguments[0]) {
+            for (const id of ids) {
               const element = document.getElementById(id);
               if (!element) { problems.push(`${id} is missing`); continue; }
+              if (scroll) element.scrollIntoView({block: "nearest", inline: "nearest"});
               const r = element.getBoundingClientRect();
               if (r.width < 1 || r.height < 1) { problems.push(`${id} is not shown`); continue; }
               if (element.scrollWidth > element.clientWidth + 1 || element.scrollHeight > element.clientHeight + 1) {
                 problems.push(`${id} is cut short, or spills over`);
               }
-              if (r.left < 0 || r.top < 0 || r.right > innerWidth || r.bottom > innerHeight) {
+              const slack = 0.5; // sub-pixel placement
+              if (r.left < -slack || r.top < -slack || r.right > innerWidth + slack || r.bottom > innerHeight + slack) {
                 problems.push(`${id} at ${r.left},${r.top} to ${r.right},${r.bottom}`);
                 continue;
               }
@@ -278,15 +282,37 @@ class Page:
                 [r.left + inset, r.bottom - inset], [r.right - inset, r.bottom - inset]];
               for (const [x, y] of spots) {
                 const hit = document.elementFromPoint(x, y);
-                if (!hit || !element.contains(hit)) problems.push(`${id} is covered at ${x},${y}`);
+                if (!hit || !element.contains(hit)) {
+                  const what = hit ? `${hit.tagName.toLowerCase()}#${hit.id}` : "nothing";
+                  problems.push(`${id} is covered at ${x},${y} by ${what}`);
+                }
               }
             }
             return problems;
             """,
             list(ids),
+            scroll,
         )
         assert isinstance(value, list)
         return [str(problem) for problem in value]
+
+    def box(self, id_: str) -> dict[str, float]:
+        """The element's place in the window, in CSS pixels: left, top, right, bottom."""
+        value = self.driver.execute_script(
+            "const r = document.getElementById(arguments[0]).getBoundingClientRect();"
+            "return {left: r.left, top: r.top, right: r.right, bottom: r.bottom};",
+            id_,
+        )
+        assert isinstance(value, dict)
+        return {str(k): float(v) for k, v in value.items()}
+
+    def dead(self) -> list[str]:
+        """The points the page marks dead (``data-dead``), in the server's order."""
+        value = self.driver.execute_script(
+            "return Array.from(document.querySelectorAll('[data-dead]'), g => g.dataset.point);"
+        )
+        assert isinstance(value, list)
+        return [str(point) for point in value]
 
     def rect(self, id_: str) -> dict[str, float]:
         value = self.driver.execute_script(
@@ -393,7 +419,8 @@ def status_for(state: Frame, color: Optional[str]) -> str:
     elif color is None:
         said = f"{passed.title()} ({player(state, passed)}) passed. "
     else:
-        said = f"{passed.title()} ({player(state, passed)}) passed: if you pass too, the game ends. "
+        ends = "the dead stones are marked next" if state.get("scoring") == "agreement" else "the game ends"
+        said = f"{passed.title()} ({player(state, passed)}) passed: if you pass too, {ends}. "
     if color is None:
         return said + (
             f"You are watching: {player(state, 'black')} (black) against {player(state, 'white')} (white); "
