@@ -102,7 +102,7 @@ def test_the_server_proposes_the_dead_stones_and_the_agreed_marks_decide(server:
     assert black.wire.expect("over") == over
     assert (over["winner"], over["reason"]) == ("black", "score")
     assert over["score"] == {"black": black_area, "white": white_area, "komi": 0.5}
-    seen = []
+    seen: list[dict[str, Any]] = []
     while not seen or seen[-1]["type"] != "over":
         seen.append(watcher.recv())
     kinds = [frame["type"] for frame in seen]

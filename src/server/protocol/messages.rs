@@ -56,6 +56,8 @@ pub struct GameState<'a> {
     pub marks: Option<Value>,
     /// A finished rated game's rating changes, as `over` told them.
     pub ratings: Option<Value>,
+    /// An undo request waiting for its answer: `{"by":"black","ply":N}`.
+    pub undo: Option<Value>,
     /// Whether each player is a program.
     pub bots: ByColor,
     /// Whether each player is connected to the server, while the game is on.
@@ -123,6 +125,10 @@ impl GameState<'_> {
             scoring: game.terms.scoring.name(),
             marks: crate::hub::scoring::scoring_view(game),
             ratings: game.ratings.clone(),
+            undo: game
+                .undo
+                .pending
+                .map(|request| json!({"by": request.by.name(), "ply": request.ply})),
             bots: ByColor {
                 black: game.bots[0],
                 white: game.bots[1],
