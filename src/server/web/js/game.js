@@ -19,6 +19,8 @@ export function showGame(state) {
     S.accepting = null;
   }
   if (!fresh && old.chat && !state.chat) state.chat = old.chat;
+  // An undo asked and not yet answered comes with the state (after a reload, say).
+  if ("undo" in state) S.undo = state.undo && live(state) ? { game: state.id, ply: state.undo.ply, by: state.undo.by } : null;
   S.game = state;
   S.deadline = live(state) ? performance.now() + state.remaining_ms : null;
   S.stopped = null;
