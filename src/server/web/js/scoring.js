@@ -48,7 +48,7 @@ export function renderScoring() {
   const { marks } = game;
   const accepted = Boolean(mine && marks.accepted[mine]);
   $("score-accept").disabled = accepted || Boolean(S.accepting);
-  $("score-accept").textContent = accepted ? "Accepted" : "Accept the score";
+  $("score-accept").textContent = accepted ? "Accepted" : "Accept";
   $("score-help").textContent = mine
     ? "Click a stone to mark its chain dead (or alive again); when the marks are right, accept the score. Any change asks both of you again."
     : "The players mark the dead stones and accept the score.";
