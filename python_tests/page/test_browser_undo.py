@@ -65,9 +65,13 @@ def test_a_move_taken_back_after_a_refusal_in_two_browsers(
     until(lambda: not bob.shown("undo-offer"), what="the request answered")
     assert game_state(server, game)["moves"] == ["5E"]
 
-    # Asked again, and accepted: the stone is gone everywhere, and black is to move.
+    # Asked again; white's page, loaded again meanwhile, still shows the request (the game's
+    # state carries it); accepted: the stone is gone everywhere, and black is to move.
     alice.element("undo").click()
     until(lambda: bob.shown("undo-offer"), what="the second request")
+    bob.driver.refresh()
+    until(lambda: bob.shown("undo-offer"), what="the request after a reload")
+    assert bob.text("undo-question") == f"{alice_name} asks to take back their last move (E5)."
     bob.element("undo-accept").click()
     state = in_step(server, game, pages, 0)
     assert state["moves"] == [] and state["to_move"] == "black"
