@@ -148,7 +148,9 @@ export const handlers = {
     }
     if (m.game && S.pending && S.pending.game === m.game) S.pending = null;
     if (m.game && S.accepting && S.accepting.game === m.game) S.accepting = null;
-    showError(m.game ? pointsShown(m.message) : m.message);
+    // Points in the server's words are written letter first, as the page writes them.
+    const withPoints = m.game && (m.code === "illegal_move" || m.code === "bad_request");
+    showError(withPoints ? pointsShown(m.message) : m.message);
     render();
   },
   // The opponent left the server, or is back (a player hears only of the game's opponent).

@@ -1,7 +1,7 @@
 // What the page says of the game shown and of the player: the status line, the line under the
 // board, the result. Points are written letter first ("C3").
 
-import { S, live } from "./state.js";
+import { S } from "./state.js";
 import { change, other, plural, record, shown, sizesText, termsText, title } from "./util.js";
 import { colorOf, gone, lastPasser, myColor, who } from "./game.js";
 
@@ -119,6 +119,3 @@ export function ratingsText() {
   const r = game.ratings;
   return `Ratings: ${who("black")} ${change(r.black)}; ${who("white")} ${change(r.white)}.`;
 }
-
-// Whether the game shown is one the signed-in player plays and is still under way.
-export const playingMine = () => live(S.game) && Boolean(myColor());
