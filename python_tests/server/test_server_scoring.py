@@ -119,8 +119,12 @@ def test_resume_goes_back_to_play_with_the_first_to_pass_to_move(server: ServerP
     resumed = white.wire.expect("resumed")["game"]
     assert black.wire.expect("resumed")["game"]["moves"] == resumed["moves"]
     assert (resumed["status"], resumed["to_move"], resumed["marks"]) == ("playing", "black", None)
-    play(black, white, game, len(TURNS), "8H")
+    # A pass right after a resume is not a second pass: two more start the next phase.
+    play(black, white, game, len(TURNS), None)
+    assert server.get_json(f"/api/games/{game}")["status"] == "playing"
     black.wire.error({"type": "resume", "game": game}, "bad_request")
+    play(white, black, game, len(TURNS) + 1, None)
+    assert black.wire.expect("scoring")["dead"] == ["7C"]
 
 
 def test_the_scoring_phase_runs_on_no_players_clock(server: ServerProcess) -> None:

@@ -144,6 +144,9 @@ pub struct ServerGame {
     pub chat: Vec<ChatMessage>,
     /// Under agreement, after two passes: the stones marked dead until both accept.
     pub scoring: Option<ScoringPhase>,
+    /// The turns played when play last resumed from a scoring phase: two passes after it start
+    /// the next one (a pass right after a resume is not a second pass).
+    resumed_at: usize,
     /// A finished rated game's rating changes (`over`'s `ratings`).
     pub ratings: Option<serde_json::Value>,
     /// Whether a scoring phase starts with the server's estimate of the dead stones (not while
@@ -176,6 +179,7 @@ impl ServerGame {
             scoring: None,
             ratings: None,
             estimates_dead: true,
+            resumed_at: 0,
             terms,
             game,
             moves: Vec::new(),
@@ -212,7 +216,9 @@ impl ServerGame {
             game.play(color, ply, point.as_deref())
                 .map_err(|refusal| format!("game {} turn {ply}: {refusal:?}", stored.id))?;
             // A scoring phase the turns went on from was resumed; the one under way is stored.
-            game.scoring = None;
+            if game.scoring.take().is_some() {
+                game.resumed_at = game.moves.len();
+            }
             // Turns stored before clocks were: the clocks as at the start.
             if let Some(Some(clocks)) = stored.turn_clocks.get(ply) {
                 game.set_clocks(*clocks);
@@ -417,10 +423,9 @@ impl ServerGame {
 
     /// Back to play: the player who passed first is to move, clocks as they were.
     pub fn resume(&mut self) -> Result<(), String> {
-        self.scoring
-            .take()
-            .map(|_| ())
-            .ok_or_else(|| "the game is not being scored".into())
+        self.scoring.take().ok_or("the game is not being scored")?;
+        self.resumed_at = self.moves.len();
+        Ok(())
     }
 
     /// Ends the scoring phase: the stones marked dead taken off, the area score decides.
@@ -566,7 +571,8 @@ impl ServerGame {
             self.moves.push(None);
             self.clock_history.push(self.clocks);
             self.undo.pending = None;
-            let second_pass = self.moves.len() >= 2 && self.moves[self.moves.len() - 2].is_none();
+            let second_pass =
+                self.moves.len() >= self.resumed_at + 2 && self.moves[self.moves.len() - 2].is_none();
             if second_pass && self.terms.scoring == Scoring::Agreement {
                 let dead = if self.estimates_dead {
                     self.proposed_dead()

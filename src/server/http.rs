@@ -65,10 +65,6 @@ pub fn router(hub: mpsc::Sender<Event>, alive: Arc<()>, limits: Limits, healthy:
             get(|| page("text/html; charset=utf-8", include_str!("web/index.html"))),
         )
         .route(
-            "/app.js",
-            get(|| page("text/javascript; charset=utf-8", include_str!("web/app.js"))),
-        )
-        .route(
             "/style.css",
             get(|| page("text/css; charset=utf-8", include_str!("web/style.css"))),
         )
