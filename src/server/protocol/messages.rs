@@ -9,6 +9,7 @@ use super::Refused;
 use crate::game::{ChatMessage, GameResult, ServerGame};
 use crate::lobby::Seek;
 use crate::store::{FinishedGame, Records, Standing};
+use crate::terms::GameTerms;
 use gokata_engine::Color;
 
 /// The score object of `over` and STATE.
@@ -120,7 +121,7 @@ impl GameState<'_> {
             handicap: game.terms.handicap,
             time: game.terms.time.to_json(),
             clocks: clocks_view(game),
-            ranks: json!({"black": game.terms.ranks[0], "white": game.terms.ranks[1]}),
+            ranks: ranks_view(&game.terms),
             chat: game.visible_chat(game.is_over()).map(ChatView::of).collect(),
             scoring: game.terms.scoring.name(),
             marks: crate::hub::scoring::scoring_view(game),
@@ -183,13 +184,18 @@ impl GameSummary<'_> {
                 black: game.bots[0],
                 white: game.bots[1],
             },
-            ranks: json!({"black": game.terms.ranks[0], "white": game.terms.ranks[1]}),
+            ranks: ranks_view(&game.terms),
             rated: game.terms.rated,
             time: game.terms.time.to_json(),
             moves: game.moves().len(),
             to_move: game.to_move().name(),
         }
     }
+}
+
+/// The players' ranks when the game started: `{"black","white"}`.
+fn ranks_view(terms: &GameTerms) -> Value {
+    json!({"black": terms.ranks[0], "white": terms.ranks[1]})
 }
 
 /// Both players' clocks: CLOCK for black and for white.
@@ -213,7 +219,7 @@ pub fn finished_view(game: &FinishedGame) -> Value {
         "handicap": game.terms.handicap,
         "komi": game.terms.komi,
         "time": game.terms.time.to_json(),
-        "ranks": {"black": game.terms.ranks[0], "white": game.terms.ranks[1]},
+        "ranks": ranks_view(&game.terms),
         "ratings": game.ratings,
     })
 }

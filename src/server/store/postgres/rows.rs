@@ -3,7 +3,7 @@
 use tokio_postgres::error::SqlState;
 use tokio_postgres::Row;
 
-use crate::game::ChatMessage;
+use crate::game::{ChatMessage, GameResult};
 use crate::lobby::Seek;
 use crate::protocol::{Opponent, SeekColor};
 use crate::rating::Rating;
@@ -66,18 +66,7 @@ pub(super) fn game_now(row: &Row) -> Result<GameNow, StoreError> {
     let id: String = row.try_get("id")?;
     let corrupt = |what: &str| StoreError::Corrupt(format!("game {id}: {what}"));
     let komi: f64 = row.try_get("komi")?;
-    let number = |name: &str| {
-        row.try_get::<_, Option<i32>>(name)
-            .map(|n| n.and_then(|n| u32::try_from(n).ok()))
-    };
-    let result = stored_result(
-        &id,
-        komi,
-        row.try_get("winner")?,
-        row.try_get("reason")?,
-        number("score_black")?,
-        number("score_white")?,
-    )?;
+    let result = result_of(row, &id, komi)?;
     let move_time_ms =
         u64::try_from(row.try_get::<_, i64>("move_time_ms")?).map_err(|_| corrupt("move time"))?;
     let terms: Option<String> = row.try_get("terms")?;
@@ -86,10 +75,7 @@ pub(super) fn game_now(row: &Row) -> Result<GameNow, StoreError> {
     let black = standing_of(row, "black_")?;
     let white = standing_of(row, "white_")?;
     let bots = [black.bot, white.bot];
-    let ratings = match row.try_get::<_, Option<String>>("ratings")? {
-        Some(text) => Some(serde_json::from_str(&text).map_err(|_| corrupt("ratings"))?),
-        None => None,
-    };
+    let ratings = ratings_of(row, &id)?;
     let undo = stored_undo(
         &id,
         row.try_get("undo_by")?,
@@ -144,27 +130,12 @@ pub(super) fn finished_game(row: &Row) -> Result<FinishedGame, StoreError> {
     let id: String = row.try_get("id")?;
     let corrupt = |what: &str| StoreError::Corrupt(format!("game {id}: {what}"));
     let komi: f64 = row.try_get("komi")?;
-    let number = |name: &str| {
-        row.try_get::<_, Option<i32>>(name)
-            .map(|n| n.and_then(|n| u32::try_from(n).ok()))
-    };
-    let result = stored_result(
-        &id,
-        komi,
-        row.try_get("winner")?,
-        row.try_get("reason")?,
-        number("score_black")?,
-        number("score_white")?,
-    )?
-    .ok_or_else(|| corrupt("over without a result"))?;
+    let result = result_of(row, &id, komi)?.ok_or_else(|| corrupt("over without a result"))?;
     let move_time_ms =
         u64::try_from(row.try_get::<_, i64>("move_time_ms")?).map_err(|_| corrupt("move time"))?;
     let terms: Option<String> = row.try_get("terms")?;
     let (terms, _) = stored_terms(&id, terms.as_deref(), None, komi, move_time_ms)?;
-    let ratings = match row.try_get::<_, Option<String>>("ratings")? {
-        Some(text) => Some(serde_json::from_str(&text).map_err(|_| corrupt("ratings"))?),
-        None => None,
-    };
+    let ratings = ratings_of(row, &id)?;
     Ok(FinishedGame {
         size: usize::try_from(row.try_get::<_, i32>("size")?).map_err(|_| corrupt("size"))?,
         black: row.try_get("black")?,
@@ -186,6 +157,31 @@ pub(super) fn chat_of(row: &Row) -> Result<ChatMessage, StoreError> {
         at_ms: u64::try_from(row.try_get::<_, i64>("at_ms")?).unwrap_or(0),
         watchers: row.try_get("watchers")?,
     })
+}
+
+/// A game's result from its columns `winner`, `reason`, `score_black` and `score_white`.
+fn result_of(row: &Row, id: &str, komi: f64) -> Result<Option<GameResult>, StoreError> {
+    let number = |name: &str| {
+        row.try_get::<_, Option<i32>>(name)
+            .map(|n| n.and_then(|n| u32::try_from(n).ok()))
+    };
+    stored_result(
+        id,
+        komi,
+        row.try_get("winner")?,
+        row.try_get("reason")?,
+        number("score_black")?,
+        number("score_white")?,
+    )
+}
+
+/// A rated game's rating changes from its `ratings` column.
+fn ratings_of(row: &Row, id: &str) -> Result<Option<serde_json::Value>, StoreError> {
+    row.try_get::<_, Option<String>>("ratings")?
+        .map(|text| {
+            serde_json::from_str(&text).map_err(|_| StoreError::Corrupt(format!("game {id}: ratings")))
+        })
+        .transpose()
 }
 
 /// A deadlock broken, or a serialization failure: the transaction was aborted whole.
