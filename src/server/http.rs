@@ -12,16 +12,19 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
 use super::accept::Peer;
-use super::hub::{Answer, Event, Query as HubQuery};
+use super::hub::Event;
 use super::limits::{client_address, BucketsByAddress, ConnectionCounts, Limits};
+use super::reads::{Answer, Reads};
 use super::socket::{self, Holding};
 
 #[derive(Clone)]
 struct AppState {
     hub: mpsc::Sender<Event>,
+    /// The API's answers, made without the hub.
+    reads: Arc<Reads>,
     /// One clone per open WebSocket: the server waits for the count to drop before it stops.
     alive: Arc<()>,
     limits: Limits,
@@ -31,34 +34,36 @@ struct AppState {
 }
 
 /// `healthy`: whether the hub reaches its database (else `/health` answers 503).
-pub fn router(hub: mpsc::Sender<Event>, alive: Arc<()>, limits: Limits, healthy: Arc<AtomicBool>) -> Router {
+pub fn router(
+    hub: mpsc::Sender<Event>,
+    reads: Reads,
+    alive: Arc<()>,
+    limits: Limits,
+    healthy: Arc<AtomicBool>,
+) -> Router {
     let per_second = f64::from(limits.api_requests_per_second);
     let state = AppState {
         hub,
+        reads: Arc::new(reads),
         alive,
         limits,
         api_requests: Arc::new(Mutex::new(BucketsByAddress::new(2.0 * per_second, per_second))),
         sockets: ConnectionCounts::default(),
     };
-    let api =
-        Router::new()
-            .route("/api/players/{name}", get(player))
-            .route("/api/players/{name}/games", get(player_games))
-            .route(
-                "/api/leaderboard",
-                get(|State(state): State<AppState>| async move {
-                    ask(&state, HubQuery::Leaderboard, String::new()).await
-                }),
-            )
-            .route("/api/games", get(games))
-            .route("/api/games/{id}", get(game))
-            .route(
-                "/api/seeks",
-                get(|State(state): State<AppState>| async move {
-                    ask(&state, HubQuery::Seeks, String::new()).await
-                }),
-            )
-            .route_layer(middleware::from_fn_with_state(state.clone(), rate_limited));
+    let api = Router::new()
+        .route("/api/players/{name}", get(player))
+        .route("/api/players/{name}/games", get(player_games))
+        .route(
+            "/api/leaderboard",
+            get(|State(state): State<AppState>| async move { respond(state.reads.leaderboard().await, "") }),
+        )
+        .route("/api/games", get(games))
+        .route("/api/games/{id}", get(game))
+        .route(
+            "/api/seeks",
+            get(|State(state): State<AppState>| async move { respond(state.reads.seeks().await, "") }),
+        )
+        .route_layer(middleware::from_fn_with_state(state.clone(), rate_limited));
     Router::new()
         .route(
             "/",
@@ -175,7 +180,7 @@ async fn upgrade(
 
 async fn player(State(state): State<AppState>, Path(name): Path<String>) -> Response {
     let missing = format!("no player is named {name:?}");
-    ask(&state, HubQuery::Player(name), missing).await
+    respond(state.reads.player(&name).await, &missing)
 }
 
 /// `/api/players/NAME/games?before=ID`: the player's finished games, newest first.
@@ -185,8 +190,10 @@ async fn player_games(
     Query(query): Query<PageQuery>,
 ) -> Response {
     let missing = format!("no player is named {name:?}");
-    let before = query.before;
-    ask(&state, HubQuery::PlayerGames { name, before }, missing).await
+    respond(
+        state.reads.player_games(&name, query.before.as_deref()).await,
+        &missing,
+    )
 }
 
 #[derive(serde::Deserialize)]
@@ -197,7 +204,7 @@ struct PageQuery {
 /// `/api/games?status=playing` (the only status listed, and the default): the games being played.
 async fn games(State(state): State<AppState>, Query(query): Query<GamesQuery>) -> Response {
     match query.status.as_deref() {
-        None | Some("playing") => ask(&state, HubQuery::LiveGames, String::new()).await,
+        None | Some("playing") => respond(state.reads.live_games(), ""),
         Some(other) => json(
             StatusCode::BAD_REQUEST,
             error_body(&format!("status must be playing, not {other:?}")),
@@ -214,10 +221,10 @@ struct GamesQuery {
 async fn game(State(state): State<AppState>, Path(id): Path<String>) -> Response {
     let Some(id) = id.strip_suffix(".sgf") else {
         let missing = format!("no game has the id {id:?}");
-        return ask(&state, HubQuery::Game(id), missing).await;
+        return respond(state.reads.game(&id).await, &missing);
     };
     let missing = format!("no game has the id {id:?}");
-    let mut response = ask(&state, HubQuery::GameSgf(id.to_string()), missing).await;
+    let mut response = respond(state.reads.game_sgf(id).await, &missing);
     if response.status() == StatusCode::OK {
         let headers = response.headers_mut();
         headers.insert(
@@ -234,24 +241,14 @@ async fn game(State(state): State<AppState>, Path(id): Path<String>) -> Response
     response
 }
 
-async fn ask(state: &AppState, query: HubQuery, missing: String) -> Response {
-    let (reply, answer) = oneshot::channel();
-    if state.hub.send(Event::Query { query, reply }).await.is_err() {
-        return json(
-            StatusCode::SERVICE_UNAVAILABLE,
-            error_body("the server is stopping"),
-        );
-    }
-    match answer.await {
-        Ok(Answer::Found(body)) => json(StatusCode::OK, body),
-        Ok(Answer::Missing) => json(StatusCode::NOT_FOUND, error_body(&missing)),
-        Ok(Answer::Unavailable) => json(
+/// `missing`: what a 404 says.
+fn respond(answer: Answer, missing: &str) -> Response {
+    match answer {
+        Answer::Found(body) => json(StatusCode::OK, body),
+        Answer::Missing => json(StatusCode::NOT_FOUND, error_body(missing)),
+        Answer::Unavailable => json(
             StatusCode::SERVICE_UNAVAILABLE,
             error_body("the server cannot reach its database; try again later"),
-        ),
-        Err(_) => json(
-            StatusCode::SERVICE_UNAVAILABLE,
-            error_body("the server is stopping"),
         ),
     }
 }

@@ -3,6 +3,8 @@
 //!
 //! - [`http`] and [`socket`]: HTTP routes and WebSocket connections (axum, tokio);
 //! - [`hub`]: the state and its changes, one batch and one commit at a time;
+//! - [`snapshot`] and [`reads`]: what the hub publishes after each commit, and the API's
+//!   answers made from it and from a read connection of the store's, never waiting on the hub;
 //! - [`game`], [`lobby`], [`auth`]: a game's rules and result, pairing, names and tokens;
 //! - [`store`]: storage ([`store::Store`]): SQLite for one process, PostgreSQL for several
 //!   processes serving one site;
@@ -20,7 +22,9 @@ pub mod limits;
 pub mod lobby;
 pub mod protocol;
 pub mod rating;
+pub mod reads;
 pub mod resident;
+pub mod snapshot;
 pub mod socket;
 pub mod store;
 pub mod terms;
@@ -36,7 +40,8 @@ use tokio::sync::{mpsc, oneshot};
 use accept::GuardedListener;
 use hub::{Event, Hub};
 use limits::{ConnectionCounts, Limits};
-use store::{is_postgres_address, Listener, PostgresStore, SqliteStore, Store, StoreError};
+use reads::Reads;
+use store::{is_postgres_address, Listener, PostgresStore, Reader, SqliteStore, Store, StoreError};
 
 /// Events waiting for the hub before connections have to wait.
 const EVENT_QUEUE: usize = 8192;
@@ -125,13 +130,15 @@ impl RunningServer {
                 .map_err(database_error)?
                 .map_err(ServerError::Config)?;
         }
+        let reader = Reader::open(&config.database).map_err(database_error)?;
+        let reads = Reads::new(hub.snapshot(), reader);
         let (stop, stopped) = oneshot::channel();
         let finished = Arc::new((Mutex::new(false), Condvar::new()));
         let done = finished.clone();
         let thread = std::thread::Builder::new()
             .name("gokata-server".into())
             .spawn(move || {
-                let result = runtime.block_on(serve(listener_socket, hub, changes, &config, stopped));
+                let result = runtime.block_on(serve(listener_socket, hub, reads, changes, &config, stopped));
                 // Dropping the runtime ends whatever is left: connections have had their goodbye.
                 runtime.shutdown_timeout(Duration::from_millis(100));
                 let (lock, condvar) = &*done;
@@ -233,6 +240,7 @@ pub fn shown_address(database: &str) -> String {
 async fn serve(
     listener: TcpListener,
     mut hub: Hub,
+    reads: Reads,
     changes: Option<Listener>,
     config: &Config,
     stop: oneshot::Receiver<()>,
@@ -274,7 +282,7 @@ async fn serve(
         tokio::spawn(resident::play(resident, events.clone(), config.move_time));
     }
     let alive = Arc::new(());
-    let app = http::router(events.clone(), alive.clone(), limits, healthy);
+    let app = http::router(events.clone(), reads, alive.clone(), limits, healthy);
     tokio::spawn(async move {
         tokio::select! {
             _ = stop => {},

@@ -60,6 +60,8 @@ pub struct Pairing {
 #[derive(Default)]
 pub struct Lobby {
     seeks: Vec<Seek>,
+    /// Counts the changes to `seeks`, so that a reader of them knows when to read again.
+    changes: u64,
 }
 
 impl Lobby {
@@ -68,6 +70,7 @@ impl Lobby {
     /// said any.
     pub fn seek(&mut self, seek: Seek, coin: impl FnOnce() -> bool) -> Option<Pairing> {
         self.cancel(&seek.name);
+        self.changes += 1;
         let Some(index) = self.seeks.iter().position(|waiting| fits(waiting, &seek)) else {
             self.seeks.push(seek);
             return None;
@@ -80,11 +83,18 @@ impl Lobby {
     pub fn cancel(&mut self, name: &str) -> bool {
         let before = self.seeks.len();
         self.seeks.retain(|seek| !seek.name.eq_ignore_ascii_case(name));
-        self.seeks.len() != before
+        let cancelled = self.seeks.len() != before;
+        self.changes += u64::from(cancelled);
+        cancelled
     }
 
     pub fn waiting(&self) -> &[Seek] {
         &self.seeks
+    }
+
+    /// How many times the seeks waiting changed.
+    pub fn changes(&self) -> u64 {
+        self.changes
     }
 }
 

@@ -12,7 +12,7 @@ use crate::protocol::{ErrorCode, Refused, ServerMessage};
 use crate::store::{Outcome, Records, StoreError, Write};
 
 use super::turns::player_keys;
-use super::{Answer, ConnId, Delivery, Hub, LiveGame, LiveView, Outgoing, Pending};
+use super::{ConnId, Delivery, Hub, LiveGame, LiveView, Outgoing, Pending};
 
 /// A result's records and rating changes, as its commit returned them.
 pub(super) type Settled<'a> = (&'a Records, Option<&'a Value>);
@@ -83,6 +83,8 @@ impl Hub {
                 }
             }
         }
+        // Before anything is told: whoever is told a turn can read it.
+        self.publish();
         for pending in std::mem::take(&mut self.deliveries) {
             let records = match pending
                 .after
@@ -174,19 +176,6 @@ impl Hub {
                 if let Some(text) = self.state_message(&game, LiveView::State) {
                     self.send(conn, Outgoing::Text(text.into()));
                 }
-            }
-            Delivery::Reply(reply, answer) => {
-                let _ = reply.send(answer);
-            }
-            Delivery::ReplyLiveGames(reply) => {
-                let _ = reply.send(Answer::Found(self.live_games_listed()));
-            }
-            Delivery::ReplyLive { reply, game, view } => {
-                let answer = match self.live_view(&game, view) {
-                    Some(body) => Answer::Found(body),
-                    None => Answer::Missing,
-                };
-                let _ = reply.send(answer);
             }
             Delivery::Undone { game, plies, text } => self.announce_undone(&game, plies, &text),
             Delivery::ToWatchers {

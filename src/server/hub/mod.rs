@@ -25,14 +25,16 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
 use super::game::{GameResult, ServerGame};
 use super::limits::BucketsByAddress;
 use super::protocol::{ClientFrame, ErrorCode, Ref, Refused, ServerMessage};
+use super::snapshot::Snapshot;
 use super::store::{Change, PlayerRecord, Remote, Store, StoreError, Write};
 use clocks::{remaining, sleep_until};
+use held::HeldGames;
 use presence::Elsewhere;
 use watching::LobbyWatcher;
 
@@ -43,8 +45,6 @@ const MAX_BATCH: usize = 512;
 /// How often a process on a shared database says it is alive (its listener says so too, on a
 /// connection of its own); an idle hub also notices a lost database this way.
 const HEARTBEAT: Duration = Duration::from_secs(1);
-/// The most games `/api/games` lists.
-const LISTED_GAMES: usize = 200;
 /// How many announced ends a process remembers (see `Hub::recently_over`).
 const RECENTLY_OVER: usize = 4096;
 /// The longest wait between two attempts to reach a lost database.
@@ -60,35 +60,6 @@ pub enum Outgoing {
     Watching,
     /// A close frame with this code and reason, after which the connection ends.
     Close(u16, &'static str),
-}
-
-/// A question from the HTTP API.
-#[derive(Debug)]
-pub enum Query {
-    Player(String),
-    Game(String),
-    /// The game as an SGF record.
-    GameSgf(String),
-    /// The games being played, newest first.
-    LiveGames,
-    /// The seeks waiting, oldest first.
-    Seeks,
-    /// A player's finished games, newest first, from just before `before`.
-    PlayerGames {
-        name: String,
-        before: Option<String>,
-    },
-    /// The highest-rated players.
-    Leaderboard,
-}
-
-/// The answer to a [`Query`]: a body (JSON, or SGF for `GameSgf`).
-#[derive(Debug, PartialEq)]
-pub enum Answer {
-    Found(String),
-    Missing,
-    /// The database could not be read.
-    Unavailable,
 }
 
 #[derive(Debug)]
@@ -113,10 +84,6 @@ pub enum Event {
     Resident {
         conn: ConnId,
         name: String,
-    },
-    Query {
-        query: Query,
-        reply: oneshot::Sender<Answer>,
     },
     /// Another process changed these games.
     Remote(Remote),
@@ -200,15 +167,6 @@ enum Delivery {
         conn: ConnId,
         game: String,
     },
-    Reply(oneshot::Sender<Answer>, Answer),
-    /// The list of games being played, made at delivery time: only committed games.
-    ReplyLiveGames(oneshot::Sender<Answer>),
-    /// An API answer about a live game, made at delivery time likewise.
-    ReplyLive {
-        reply: oneshot::Sender<Answer>,
-        game: String,
-        view: LiveView,
-    },
     /// `played` (with its `ply`) or `presence` of a game to its watchers, but those that get the
     /// players' copy.
     ToWatchers {
@@ -249,7 +207,6 @@ enum LiveView {
     State,
     /// The state as a watcher reads it: with the watchers' chat.
     WatcherState,
-    Sgf,
 }
 
 /// A delivery, and the write (by its index in the batch) it announces, if any: it is dropped if
@@ -273,7 +230,11 @@ pub struct Hub {
     /// Players connected here, by key: their records and connections.
     players: HashMap<String, Player>,
     /// Every game being played, wherever its players are connected.
-    games: HashMap<String, LiveGame>,
+    games: HeldGames,
+    /// What readers on other threads see of the games and seeks, published after each commit.
+    snapshot: Snapshot,
+    /// The count of changes to the seeks (where they live here) as last published.
+    seeks_published: Option<u64>,
     /// Games held since the start, for their order.
     games_held: u64,
     /// Entries at or before their games' deadlines; one that comes up early is queued again
@@ -342,7 +303,9 @@ impl Hub {
             answering: None,
             delivering: None,
             players: HashMap::new(),
-            games: HashMap::new(),
+            games: HeldGames::default(),
+            snapshot: Snapshot::default(),
+            seeks_published: None,
             games_held: 0,
             clocks: BinaryHeap::new(),
             writes: Vec::new(),
@@ -376,7 +339,13 @@ impl Hub {
             hub.hold(LiveGame::new(game));
             hub.arm_clock(&id, remaining);
         }
+        hub.publish();
         Ok(hub)
+    }
+
+    /// What the hub publishes after each commit, for readers on other threads.
+    pub fn snapshot(&self) -> Snapshot {
+        self.snapshot.clone()
     }
 
     /// Whether the store answers, for `/health`.
@@ -477,6 +446,7 @@ impl Hub {
                     self.failure.get_or_insert(error);
                 }
             }
+            self.publish();
             if let Some(error) = self.failure.take() {
                 if !shared {
                     return Err(error);
@@ -529,10 +499,6 @@ impl Hub {
                 if let Err(refused) = self.sign_in_resident(conn, &name).await {
                     self.refuse(conn, refused);
                 }
-            }
-            Event::Query { query, reply } => {
-                let delivery = self.answer(query, reply).await;
-                self.deliver_later(None, delivery);
             }
             Event::Remote(Remote::Changes { from, changes }) => {
                 for change in changes {
@@ -665,8 +631,10 @@ mod chat;
 mod clocks;
 mod commit;
 mod connections;
+mod held;
 mod pairing;
 mod presence;
+mod publish;
 mod queries;
 mod remote;
 pub mod scoring;

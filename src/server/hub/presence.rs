@@ -204,6 +204,7 @@ impl Hub {
             self.deliver_later(None, Delivery::ToPlayer(opponent, text));
         }
         for (game, text) in watched {
+            self.games.mark_changed(&game);
             self.tell_watchers_later(&game, None, &text, None);
         }
     }

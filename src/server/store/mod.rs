@@ -11,10 +11,12 @@
 mod migrations;
 mod notification;
 mod postgres;
+mod reader;
 mod sqlite;
 
 pub use notification::{Change, Remote};
 pub use postgres::{is_postgres_address, Listener, PostgresStore};
+pub use reader::Reader;
 pub use sqlite::SqliteStore;
 
 use serde_json::{json, Value};
@@ -314,6 +316,14 @@ impl Store {
     /// The seeks waiting now, oldest first (on a shared database, those of live processes).
     pub async fn waiting_seeks(&mut self) -> Result<Vec<Seek>, StoreError> {
         on_backend!(self, store => store.waiting_seeks())
+    }
+
+    /// Where the seeks live in this process (SQLite): them, and how many times they changed.
+    pub fn local_seeks(&self) -> Option<(u64, &[Seek])> {
+        match self {
+            Store::Sqlite(store) => Some(store.local_seeks()),
+            Store::Postgres(_) => None,
+        }
     }
 
     pub async fn game(&mut self, id: &str) -> Result<Option<StoredGame>, StoreError> {

@@ -39,7 +39,7 @@ pub fn parse_address(address: &str) -> Result<Config, String> {
     Ok(config)
 }
 
-pub(super) async fn connect(config: &Config) -> Result<Client, StoreError> {
+pub(crate) async fn connect(config: &Config) -> Result<Client, StoreError> {
     let (client, connection) = config
         .connect(NoTls)
         .await

@@ -21,7 +21,6 @@
 //! `statements` (what is prepared), `writes` (a batch's conditional writes, in rounds), `rows`
 //! (rows read back) and `listener`.
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use futures_util::future::{join, join4, join5, join_all};
@@ -31,16 +30,15 @@ use tokio_postgres::{Client, Config};
 use super::migrations;
 use super::notification::{self, Change};
 use super::{
-    finished_games_sql, FinishedGame, GameNow, Outcome, PairedGame, PlayerRecord, Standing, StoreError,
-    StoredGame, Write, GAMES_PAGE, LEADERBOARD_SQL,
+    FinishedGame, GameNow, Outcome, PairedGame, PlayerRecord, Standing, StoreError, StoredGame, Write,
 };
 use crate::auth;
-use crate::game::{ChatMessage, CHAT_KEPT};
+use crate::game::ChatMessage;
 use crate::lobby::{fits, pair, Pairing, Seek};
-use crate::time_control::Clock;
 
-mod connection;
+pub(crate) mod connection;
 mod listener;
+pub(crate) mod reads;
 mod rows;
 mod statements;
 mod writes;
@@ -48,7 +46,7 @@ mod writes;
 use connection::connect;
 pub use connection::{is_postgres_address, parse_address};
 pub use listener::Listener;
-use rows::{chat_of, finished_game, game_now, is_retryable, seek_of, standing_of, GAME_NOW, STANDING};
+use rows::{chat_of, is_retryable, seek_of};
 use statements::{prepare, Statements};
 use writes::{apply, changes, commit_round, notify, roll_back, rounds, settle_results};
 
@@ -156,30 +154,7 @@ impl PostgresStore {
     }
 
     pub async fn player(&mut self, name: &str) -> Result<Option<PlayerRecord>, StoreError> {
-        let row = self
-            .client
-            .query_opt(
-                &format!("SELECT token_hash, {STANDING} FROM players WHERE lower(name) = lower($1)"),
-                &[&name],
-            )
-            .await?;
-        row.map(|row| {
-            let standing = standing_of(&row, "")?;
-            let token_hash = row
-                .try_get::<_, Vec<u8>>("token_hash")?
-                .try_into()
-                .map_err(|_| StoreError::Corrupt(format!("player {}: token hash", standing.name)))?;
-            Ok(PlayerRecord {
-                token_hash,
-                name: standing.name,
-                wins: standing.wins,
-                losses: standing.losses,
-                bot: standing.bot,
-                rating: standing.rating,
-                rated_games: standing.rated_games,
-            })
-        })
-        .transpose()
+        reads::player(&self.client, name).await
     }
 
     pub async fn add_player(
@@ -207,26 +182,11 @@ impl PostgresStore {
 
     /// The seeks of live processes, oldest first.
     pub async fn waiting_seeks(&mut self) -> Result<Vec<Seek>, StoreError> {
-        let rows = self
-            .client
-            .query(
-                &format!(
-                    "SELECT id, player, color, coalesce(sizes, ARRAY[size]) AS sizes, opponent, bot, terms
-                     FROM seeks WHERE terms IS NOT NULL AND instance IN (
-                         SELECT id FROM instances WHERE seen >= clock_timestamp() - interval '{ALIVE_WITHIN}')
-                     ORDER BY id"
-                ),
-                &[],
-            )
-            .await?;
-        rows.iter()
-            .map(|row| seek_of(row).map(|(_, seek)| seek))
-            .collect()
+        reads::waiting_seeks(&self.client).await
     }
 
     pub async fn game(&mut self, id: &str) -> Result<Option<StoredGame>, StoreError> {
-        let now = self.games_now(&[(id.to_string(), 0)]).await?;
-        Ok(now.into_iter().next().map(|now| now.game))
+        reads::game(&self.client, id).await
     }
 
     pub async fn finished_games(
@@ -234,20 +194,11 @@ impl PostgresStore {
         name: &str,
         before: Option<&str>,
     ) -> Result<Vec<FinishedGame>, StoreError> {
-        let limit = GAMES_PAGE as i64;
-        let rows = self
-            .client
-            .query(
-                &finished_games_sql("created", "g.plies"),
-                &[&name, &before, &limit],
-            )
-            .await?;
-        rows.iter().map(finished_game).collect()
+        reads::finished_games(&self.client, name, before).await
     }
 
     pub async fn leaderboard(&mut self) -> Result<Vec<Standing>, StoreError> {
-        let rows = self.client.query(LEADERBOARD_SQL, &[]).await?;
-        rows.iter().map(|row| standing_of(row, "")).collect()
+        reads::leaderboard(&self.client).await
     }
 
     pub async fn chat_message(&mut self, id: i64) -> Result<Option<(String, ChatMessage)>, StoreError> {
@@ -276,71 +227,7 @@ impl PostgresStore {
     /// One statement, so the games and their turns are read as of one moment. A game named
     /// twice is read once, from the earlier ply.
     pub async fn games_now(&mut self, games: &[(String, usize)]) -> Result<Vec<GameNow>, StoreError> {
-        let mut firsts_by_id: HashMap<&str, usize> = HashMap::new();
-        for (id, first) in games {
-            let earliest = firsts_by_id.entry(id.as_str()).or_insert(*first);
-            *earliest = (*earliest).min(*first);
-        }
-        let (ids, firsts): (Vec<&str>, Vec<i32>) = firsts_by_id
-            .into_iter()
-            .map(|(id, first)| (id, i32::try_from(first).unwrap_or(i32::MAX)))
-            .unzip();
-        let rows = self
-            .client
-            .query(
-                &format!(
-                    "SELECT {GAME_NOW}, t.ply, t.point, t.clocks AS turn_clocks
-                 FROM unnest($1::text[], $2::int4[]) AS k(id, first)
-                 JOIN games g ON g.id = k.id
-                 JOIN players b ON b.name = g.black
-                 JOIN players w ON w.name = g.white
-                 LEFT JOIN turns t ON t.game = g.id AND t.ply >= k.first
-                 ORDER BY g.id, t.ply"
-                ),
-                &[&ids, &firsts],
-            )
-            .await?;
-        let chat_rows = self
-            .client
-            .query(
-                &format!(
-                    "SELECT game, sender, text, ply, at_ms, watchers FROM (
-                         SELECT c.*, row_number() OVER (PARTITION BY game ORDER BY id DESC) AS age
-                         FROM chat c WHERE game = ANY($1::text[])) AS last
-                     WHERE age <= {CHAT_KEPT} ORDER BY game, id"
-                ),
-                &[&ids],
-            )
-            .await?;
-        let mut chats: HashMap<String, Vec<ChatMessage>> = HashMap::new();
-        for row in &chat_rows {
-            chats.entry(row.try_get("game")?).or_default().push(chat_of(row)?);
-        }
-        let mut now: Vec<GameNow> = Vec::new();
-        for row in rows {
-            let id: String = row.get(0);
-            if now.last().is_none_or(|last| last.game.id != id) {
-                let mut game = game_now(&row)?;
-                game.game.chat = chats.remove(&id).unwrap_or_default();
-                now.push(game);
-            }
-            let current = now.last_mut().expect("pushed above");
-            if let Some(ply) = row.try_get::<_, Option<i32>>("ply")? {
-                if usize::try_from(ply).ok() != Some(current.first_ply + current.game.moves.len()) {
-                    return Err(StoreError::Corrupt(format!("game {id}: turns out of sequence")));
-                }
-                current.game.moves.push(row.try_get("point")?);
-                let clocks: Option<String> = row.try_get("turn_clocks")?;
-                let clocks = clocks
-                    .map(|text| {
-                        Clock::pair_from_text(&text)
-                            .map_err(|why| StoreError::Corrupt(format!("game {id}: turn clocks: {why}")))
-                    })
-                    .transpose()?;
-                current.game.turn_clocks.push(clocks);
-            }
-        }
-        Ok(now)
+        reads::games_now(&self.client, games).await
     }
 
     /// Every write of the batch and the notification, sent at once on one connection

@@ -12,9 +12,9 @@ use super::migrations;
 use serde_json::Value;
 
 use super::{
-    finished_games_sql, last_chat_sql, scoring_to_text, settle, stored_result, stored_scoring, stored_terms,
-    stored_undo, turn_time_ms, FinishedGame, GameNow, Outcome, PairedGame, PlayerRecord, Records, Standing,
-    StoreError, StoredGame, UndoStep, Write, GAMES_PAGE, LEADERBOARD_SQL,
+    last_chat_sql, scoring_to_text, settle, stored_result, stored_scoring, stored_terms, stored_undo,
+    turn_time_ms, FinishedGame, GameNow, Outcome, PairedGame, PlayerRecord, Records, Standing, StoreError,
+    StoredGame, UndoStep, Write,
 };
 use crate::auth;
 use crate::game::{ChatMessage, MAX_UNDO_REQUESTS};
@@ -71,6 +71,17 @@ impl Drop for SqliteStore {
 }
 
 impl SqliteStore {
+    /// A connection that only reads the file, for a [`crate::store::Reader`]: opened after the
+    /// store, which made the file and brought its schema up to date.
+    pub fn open_reader(path: &Path) -> Result<Connection, StoreError> {
+        let connection = Connection::open_with_flags(
+            path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        connection.busy_timeout(Duration::from_secs(5))?;
+        Ok(connection)
+    }
+
     pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
         let connection = Connection::open(path)?;
         // WAL with synchronous=FULL: each commit is on the disk before it returns, so an
@@ -119,7 +130,7 @@ impl SqliteStore {
         Self::load_in(&self.connection, id)
     }
 
-    fn load_in(connection: &Connection, id: &str) -> Result<Option<StoredGame>, StoreError> {
+    pub(crate) fn load_in(connection: &Connection, id: &str) -> Result<Option<StoredGame>, StoreError> {
         let row = connection
             .query_row(
                 "SELECT g.id, g.size, g.black, g.white, g.komi, g.move_time_ms, g.winner, g.reason,
@@ -298,29 +309,7 @@ struct LiveRow {
 
 impl SqliteStore {
     pub fn player(&mut self, name: &str) -> Result<Option<PlayerRecord>, StoreError> {
-        let row = self
-            .connection
-            .query_row(
-                &format!("SELECT token_hash, {STANDING} FROM players WHERE name = ?1"),
-                [name],
-                |row| Ok((row.get::<_, Vec<u8>>(0)?, standing_of(row)?)),
-            )
-            .optional()?;
-        row.map(|(hash, standing)| {
-            let token_hash = hash
-                .try_into()
-                .map_err(|_| StoreError::Corrupt(format!("player {}: token hash", standing.name)))?;
-            Ok(PlayerRecord {
-                name: standing.name,
-                token_hash,
-                wins: standing.wins,
-                losses: standing.losses,
-                bot: standing.bot,
-                rating: standing.rating,
-                rated_games: standing.rated_games,
-            })
-        })
-        .transpose()
+        reads::player(&self.connection, name)
     }
 
     pub fn add_player(&mut self, name: &str, token_hash: &[u8; 32], bot: bool) -> Result<bool, StoreError> {
@@ -341,6 +330,11 @@ impl SqliteStore {
         Ok(self.lobby.waiting().to_vec())
     }
 
+    /// The seeks waiting, which live in this process, and how many times they changed.
+    pub fn local_seeks(&self) -> (u64, &[Seek]) {
+        (self.lobby.changes(), self.lobby.waiting())
+    }
+
     pub fn game(&mut self, id: &str) -> Result<Option<StoredGame>, StoreError> {
         self.load_game(id)
     }
@@ -350,47 +344,11 @@ impl SqliteStore {
         name: &str,
         before: Option<&str>,
     ) -> Result<Vec<FinishedGame>, StoreError> {
-        let sql = finished_games_sql("rowid", "(SELECT count(*) FROM turns t WHERE t.game = g.id)");
-        let mut statement = self.connection.prepare_cached(&sql)?;
-        let rows = statement.query_map(params![name, before, GAMES_PAGE as i64], |row| {
-            Ok((GameRow::read(row)?, row.get::<_, i64>("plies")?))
-        })?;
-        let mut games = Vec::new();
-        for row in rows {
-            let (row, plies) = row?;
-            let ratings = row.ratings.clone();
-            let corrupt = |what: &str| StoreError::Corrupt(format!("game {}: {what}", row.id));
-            let result = stored_result(
-                &row.id,
-                row.komi,
-                row.winner,
-                row.reason,
-                row.score.0,
-                row.score.1,
-            )?
-            .ok_or_else(|| corrupt("over without a result"))?;
-            let move_time_ms = u64::try_from(row.move_time_ms).map_err(|_| corrupt("move time"))?;
-            let (terms, _) = stored_terms(&row.id, row.terms.as_deref(), None, row.komi, move_time_ms)?;
-            games.push(FinishedGame {
-                size: usize::try_from(row.size).map_err(|_| corrupt("size"))?,
-                black: row.black,
-                white: row.white,
-                result,
-                terms,
-                plies: usize::try_from(plies).unwrap_or(0),
-                ratings: ratings
-                    .map(|text| serde_json::from_str(&text).map_err(|_| corrupt("ratings")))
-                    .transpose()?,
-                id: row.id,
-            });
-        }
-        Ok(games)
+        reads::finished_games(&self.connection, name, before)
     }
 
     pub fn leaderboard(&mut self) -> Result<Vec<Standing>, StoreError> {
-        let mut statement = self.connection.prepare_cached(LEADERBOARD_SQL)?;
-        let rows = statement.query_map([], standing_of)?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        reads::leaderboard(&self.connection)
     }
 
     /// One process writes the file: no other's messages to read.
@@ -641,5 +599,6 @@ impl SqliteStore {
     }
 }
 
+pub(crate) mod reads;
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,43 @@
+//! Publishing the committed state for readers on other threads ([`crate::snapshot`]).
+
+use crate::snapshot::PublishedGame;
+
+use super::queries::seeks_listed;
+use super::Hub;
+
+impl Hub {
+    /// Publishes the games changed since the last publication, as they are now (committed:
+    /// called after a commit, and after a catch-up), and the seeks if they live here and changed.
+    pub(super) fn publish(&mut self) {
+        let changed = self.games.take_changed();
+        if !changed.is_empty() {
+            let entries = changed
+                .into_iter()
+                .map(|id| {
+                    let entry = self
+                        .games
+                        .get(&id)
+                        .filter(|live| !live.game.is_over())
+                        .map(|live| PublishedGame {
+                            game: live.game.clone(),
+                            deadline: live.deadline,
+                            connected: [
+                                self.is_connected_name(&live.game.black),
+                                self.is_connected_name(&live.game.white),
+                            ],
+                            order: live.order,
+                        });
+                    (id, entry)
+                })
+                .collect();
+            self.snapshot.publish_games(entries);
+        }
+        if let Some((changes, seeks)) = self.store.local_seeks() {
+            if self.seeks_published != Some(changes) {
+                let body = serde_json::json!({ "seeks": seeks_listed(seeks) }).to_string();
+                self.snapshot.publish_seeks(body);
+                self.seeks_published = Some(changes);
+            }
+        }
+    }
+}

@@ -1,0 +1,128 @@
+//! The HTTP API's answers, made without the hub: the live games (and on SQLite the seeks) from
+//! the snapshot it publishes after each commit, everything else from the store's [`Reader`].
+
+use serde_json::{json, Value};
+
+use crate::auth;
+use crate::game::ServerGame;
+use crate::protocol::{finished_view, GameState, SeekView, StandingView};
+use crate::snapshot::Snapshot;
+use crate::store::{Reader, StoreError};
+
+/// An answer: a body (JSON, or an SGF record), nothing by that name, or no database.
+#[derive(Debug, PartialEq)]
+pub enum Answer {
+    Found(String),
+    Missing,
+    Unavailable,
+}
+
+pub struct Reads {
+    snapshot: Snapshot,
+    reader: Reader,
+}
+
+impl Reads {
+    pub fn new(snapshot: Snapshot, reader: Reader) -> Reads {
+        Reads { snapshot, reader }
+    }
+
+    /// `/api/seeks`: the seeks waiting, oldest first.
+    pub async fn seeks(&self) -> Answer {
+        if let Some(body) = self.snapshot.seeks_json() {
+            return Answer::Found(body.to_string());
+        }
+        answer(self.reader.waiting_seeks().await.map(|seeks| {
+            let listed: Vec<SeekView> = seeks.iter().flatten().map(SeekView::of).collect();
+            Some(json!({ "seeks": listed }).to_string())
+        }))
+    }
+
+    /// `/api/games`: the games being played, newest first.
+    pub fn live_games(&self) -> Answer {
+        Answer::Found(self.snapshot.live_games_json())
+    }
+
+    /// `/api/games/ID`: the game's STATE.
+    pub async fn game(&self, id: &str) -> Answer {
+        if let Some(published) = self.snapshot.game(id) {
+            return Answer::Found(published.state_json());
+        }
+        answer(self.stored_game(id).await.map(|game| {
+            game.map(|game| {
+                let state = GameState::of(&game, 0).with_connected(|_| false);
+                serde_json::to_string(&state).expect("a state always serialises")
+            })
+        }))
+    }
+
+    /// `/api/games/ID.sgf`: the game's record.
+    pub async fn game_sgf(&self, id: &str) -> Answer {
+        if let Some(published) = self.snapshot.game(id) {
+            return Answer::Found(published.game.sgf());
+        }
+        answer(self.stored_game(id).await.map(|game| game.map(|game| game.sgf())))
+    }
+
+    /// `/api/players/NAME`: the player's record.
+    pub async fn player(&self, name: &str) -> Answer {
+        if auth::check_name(name).is_err() {
+            return Answer::Missing;
+        }
+        answer(
+            self.reader
+                .player(name)
+                .await
+                .map(|record| record.map(|record| json!(StandingView::from(&record.standing())).to_string())),
+        )
+    }
+
+    /// `/api/players/NAME/games`: the player's finished games, newest first, from just before
+    /// `before`.
+    pub async fn player_games(&self, name: &str, before: Option<&str>) -> Answer {
+        if auth::check_name(name).is_err() {
+            return Answer::Missing;
+        }
+        let listed = async {
+            let Some(record) = self.reader.player(name).await? else {
+                return Ok(None);
+            };
+            let games = self.reader.finished_games(&record.name, before).await?;
+            let listed: Vec<Value> = games.iter().map(finished_view).collect();
+            Ok(Some(json!({ "name": record.name, "games": listed }).to_string()))
+        };
+        answer(listed.await)
+    }
+
+    /// `/api/leaderboard`: the highest-rated players.
+    pub async fn leaderboard(&self) -> Answer {
+        answer(self.reader.leaderboard().await.map(|standings| {
+            let players: Vec<StandingView> = standings.iter().map(StandingView::from).collect();
+            Some(json!({ "players": players }).to_string())
+        }))
+    }
+
+    async fn stored_game(&self, id: &str) -> Result<Option<ServerGame>, StoreError> {
+        // No id of another form was ever made: not worth asking the store about.
+        if !auth::is_game_id(id) {
+            return Ok(None);
+        }
+        match self.reader.game(id).await? {
+            Some(stored) => ServerGame::from_stored(&stored)
+                .map(Some)
+                .map_err(StoreError::Corrupt),
+            None => Ok(None),
+        }
+    }
+}
+
+fn answer(read: Result<Option<String>, StoreError>) -> Answer {
+    match read {
+        Ok(Some(body)) => Answer::Found(body),
+        Ok(None) => Answer::Missing,
+        Err(error) => {
+            eprintln!("gokata serve: a read of the database failed: {error}");
+            Answer::Unavailable
+        }
+    }
+}

@@ -1,0 +1,118 @@
+//! What the hub publishes after each commit for readers on other threads: the live games it
+//! holds, and (on SQLite, whose seeks live in the hub's store) the seeks waiting. The HTTP API
+//! answers from here without waiting on the hub; the hub replaces a game's entry whole, so a
+//! reader holds the lock only to copy pointers.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, RwLock};
+
+use serde_json::Value;
+use tokio::time::Instant;
+
+use crate::game::ServerGame;
+use crate::protocol::{GameState, GameSummary};
+
+/// The most games `/api/games` and the lobby list.
+pub const LISTED_GAMES: usize = 200;
+
+/// A live game as of the last commit that changed it.
+pub struct PublishedGame {
+    pub game: ServerGame,
+    /// When the player to move runs out of time, if its clock runs.
+    pub deadline: Option<Instant>,
+    /// Whether each player is connected to the server (black, white).
+    pub connected: [bool; 2],
+    /// When the process first held it: the newest are listed first.
+    pub order: u64,
+}
+
+impl PublishedGame {
+    /// The game's STATE as its players see it, its clock as of now.
+    pub fn state_json(&self) -> String {
+        let remaining = match self.deadline {
+            Some(deadline) => deadline.saturating_duration_since(Instant::now()).as_millis() as u64,
+            None => self.game.turn_time_ms(),
+        };
+        let state = GameState::of(&self.game, remaining)
+            .with_connected(|name| self.connected[usize::from(name != self.game.black)]);
+        serde_json::to_string(&state).expect("a state always serialises")
+    }
+}
+
+#[derive(Default)]
+struct Published {
+    games: HashMap<String, Arc<PublishedGame>>,
+    /// The same games, newest first.
+    newest_first: BTreeMap<Reverse<u64>, Arc<PublishedGame>>,
+    /// The body of `/api/seeks`, where the hub knows every seek (SQLite).
+    seeks: Option<Arc<str>>,
+}
+
+/// The published state, shared by the hub (which writes it) and its readers.
+#[derive(Clone, Default)]
+pub struct Snapshot(Arc<RwLock<Published>>);
+
+impl Snapshot {
+    pub fn game(&self, id: &str) -> Option<Arc<PublishedGame>> {
+        self.read().games.get(id).cloned()
+    }
+
+    /// `/api/games`: the games being played, newest first (at most [`LISTED_GAMES`]), and how
+    /// many there are.
+    pub fn live_games_json(&self) -> String {
+        let (games, total) = self.live_games();
+        serde_json::json!({"games": games, "total": total}).to_string()
+    }
+
+    /// The same as a list, and the total.
+    pub fn live_games(&self) -> (Value, usize) {
+        let (listed, total) = {
+            let published = self.read();
+            let listed: Vec<Arc<PublishedGame>> = published
+                .newest_first
+                .values()
+                .take(LISTED_GAMES)
+                .cloned()
+                .collect();
+            (listed, published.games.len())
+        };
+        let games: Vec<GameSummary> = listed
+            .iter()
+            .map(|published| GameSummary::of(&published.game))
+            .collect();
+        (serde_json::json!(games), total)
+    }
+
+    /// The body of `/api/seeks`, if the hub publishes the seeks.
+    pub fn seeks_json(&self) -> Option<Arc<str>> {
+        self.read().seeks.clone()
+    }
+
+    /// Replaces the games changed by the last commit (`None`: no longer live).
+    pub(crate) fn publish_games(&self, changed: Vec<(String, Option<PublishedGame>)>) {
+        let mut published = self.write();
+        for (id, game) in changed {
+            if let Some(old) = published.games.remove(&id) {
+                published.newest_first.remove(&Reverse(old.order));
+            }
+            if let Some(game) = game {
+                let game = Arc::new(game);
+                published.newest_first.insert(Reverse(game.order), game.clone());
+                published.games.insert(id, game);
+            }
+        }
+    }
+
+    pub(crate) fn publish_seeks(&self, seeks: String) {
+        self.write().seeks = Some(seeks.into());
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, Published> {
+        self.0.read().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, Published> {
+        self.0.write().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
