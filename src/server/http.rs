@@ -17,6 +17,7 @@ use tokio::sync::mpsc;
 use super::accept::Peer;
 use super::hub::Event;
 use super::limits::{client_address, BucketsByAddress, ConnectionCounts, Limits};
+use super::lobby_feed::LobbyFeed;
 use super::reads::{Answer, Reads};
 use super::socket::{self, Holding};
 
@@ -25,6 +26,7 @@ struct AppState {
     hub: mpsc::Sender<Event>,
     /// The API's answers, made without the hub.
     reads: Arc<Reads>,
+    lobby: LobbyFeed,
     /// One clone per open WebSocket: the server waits for the count to drop before it stops.
     alive: Arc<()>,
     limits: Limits,
@@ -36,7 +38,8 @@ struct AppState {
 /// `healthy`: whether the hub reaches its database (else `/health` answers 503).
 pub fn router(
     hub: mpsc::Sender<Event>,
-    reads: Reads,
+    reads: Arc<Reads>,
+    lobby: LobbyFeed,
     alive: Arc<()>,
     limits: Limits,
     healthy: Arc<AtomicBool>,
@@ -44,7 +47,8 @@ pub fn router(
     let per_second = f64::from(limits.api_requests_per_second);
     let state = AppState {
         hub,
-        reads: Arc::new(reads),
+        reads,
+        lobby,
         alive,
         limits,
         api_requests: Arc::new(Mutex::new(BucketsByAddress::new(2.0 * per_second, per_second))),
@@ -169,6 +173,7 @@ async fn upgrade(
         address,
         alive: state.alive,
         guard,
+        lobby: state.lobby,
     };
     upgrade
         // tungstenite zeroes its whole read buffer on every read: 4 KiB, not the 128 KiB default.

@@ -20,6 +20,7 @@ pub mod http;
 pub mod hub;
 pub mod limits;
 pub mod lobby;
+pub mod lobby_feed;
 pub mod protocol;
 pub mod rating;
 pub mod reads;
@@ -40,6 +41,7 @@ use tokio::sync::{mpsc, oneshot};
 use accept::GuardedListener;
 use hub::{Event, Hub};
 use limits::{ConnectionCounts, Limits};
+use lobby_feed::LobbyFeed;
 use reads::Reads;
 use store::{is_postgres_address, Listener, PostgresStore, Reader, SqliteStore, Store, StoreError};
 
@@ -278,11 +280,19 @@ async fn serve(
             Ok::<_, ServerError>(result?)
         })
         .map_err(ServerError::Runtime)?;
+    let reads = Arc::new(reads);
+    let lobby = LobbyFeed::new(reads.clone());
+    tokio::spawn(lobby.clone().run());
     if let Some(resident) = config.resident.clone() {
-        tokio::spawn(resident::play(resident, events.clone(), config.move_time));
+        tokio::spawn(resident::play(
+            resident,
+            events.clone(),
+            lobby.clone(),
+            config.move_time,
+        ));
     }
     let alive = Arc::new(());
-    let app = http::router(events.clone(), reads, alive.clone(), limits, healthy);
+    let app = http::router(events.clone(), reads, lobby, alive.clone(), limits, healthy);
     tokio::spawn(async move {
         tokio::select! {
             _ = stop => {},

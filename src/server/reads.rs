@@ -5,7 +5,8 @@ use serde_json::{json, Value};
 
 use crate::auth;
 use crate::game::ServerGame;
-use crate::protocol::{finished_view, GameState, SeekView, StandingView};
+use crate::lobby::Seek;
+use crate::protocol::{finished_view, GameState, SeekView, ServerMessage, StandingView};
 use crate::snapshot::Snapshot;
 use crate::store::{Reader, StoreError};
 
@@ -29,13 +30,32 @@ impl Reads {
 
     /// `/api/seeks`: the seeks waiting, oldest first.
     pub async fn seeks(&self) -> Answer {
-        if let Some(body) = self.snapshot.seeks_json() {
-            return Answer::Found(body.to_string());
+        answer(
+            self.seeks_listed()
+                .await
+                .map(|seeks| Some(json!({ "seeks": seeks }).to_string())),
+        )
+    }
+
+    /// The seeks waiting, oldest first, as `/api/seeks` and the lobby list them.
+    pub async fn seeks_listed(&self) -> Result<Value, StoreError> {
+        if let Some(seeks) = self.snapshot.seeks() {
+            return Ok(Value::clone(&seeks));
         }
-        answer(self.reader.waiting_seeks().await.map(|seeks| {
-            let listed: Vec<SeekView> = seeks.iter().flatten().map(SeekView::of).collect();
-            Some(json!({ "seeks": listed }).to_string())
-        }))
+        let seeks = self.reader.waiting_seeks().await?.unwrap_or_default();
+        Ok(seeks_listed(&seeks))
+    }
+
+    /// The lobby's lists: a `lobby` message.
+    pub async fn lobby(&self) -> Result<String, StoreError> {
+        let seeks = self.seeks_listed().await?;
+        let (games, total) = self.snapshot.live_games();
+        Ok(ServerMessage::Lobby {
+            seeks: &seeks,
+            games: &games,
+            total,
+        }
+        .to_json())
     }
 
     /// `/api/games`: the games being played, newest first.
@@ -114,6 +134,12 @@ impl Reads {
             None => Ok(None),
         }
     }
+}
+
+/// The seeks waiting, oldest first, as `/api/seeks` and the lobby list them.
+pub fn seeks_listed(seeks: &[Seek]) -> Value {
+    let listed: Vec<SeekView> = seeks.iter().map(SeekView::of).collect();
+    json!(listed)
 }
 
 fn answer(read: Result<Option<String>, StoreError>) -> Answer {

@@ -14,6 +14,7 @@ use tokio::sync::{mpsc, Semaphore};
 
 use super::game::{ServerGame, BOARD_SIZES};
 use super::hub::{ConnId, Event, Outgoing};
+use super::lobby_feed::{LobbyFeed, LobbyWatch};
 use super::protocol::{AskedTerms, ClientFrame, Opponent, SeekColor};
 use super::socket::new_connection_id;
 use super::terms::{GameTerms, HandicapAsk};
@@ -84,7 +85,7 @@ struct Tracked {
 }
 
 /// Plays on the hub `events` until the server stops.
-pub async fn play(resident: Resident, events: mpsc::Sender<Event>, move_time: Duration) {
+pub async fn play(resident: Resident, events: mpsc::Sender<Event>, lobby: LobbyFeed, move_time: Duration) {
     let conn = new_connection_id();
     let (outbox, mut inbox) = mpsc::channel(256);
     let address = IpAddr::V4(Ipv4Addr::LOCALHOST);
@@ -111,22 +112,29 @@ pub async fn play(resident: Resident, events: mpsc::Sender<Event>, move_time: Du
         conn,
         name: resident.name,
     };
-    // The lobby, to answer people who ask for the computer on terms of their own.
-    let watch_lobby = Event::Frame {
-        conn,
-        frame: Ok(ClientFrame::WatchLobby),
-        reference: None,
-    };
-    for event in [connected, signed_in, watch_lobby] {
+    for event in [connected, signed_in] {
         if events.send(event).await.is_err() {
             return;
         }
     }
+    // The lobby, to answer people who ask for the computer on terms of their own.
+    let mut watching: Option<LobbyWatch> = None;
     // A seek refused (the database away, say) is sought again on the next tick, not at once.
     let mut retry = tokio::time::interval(RETRY_SEEK);
     loop {
         tokio::select! {
-            _ = retry.tick() => player.seek_if_room().await,
+            _ = retry.tick() => {
+                if watching.is_none() {
+                    if let Ok((now, watch)) = lobby.watch().await {
+                        watching = Some(watch);
+                        player.on_message(&now).await;
+                    }
+                }
+                player.seek_if_room().await;
+            }
+            Some(now) = async { Some(watching.as_mut()?.next().await) } => {
+                player.on_message(&now).await;
+            }
             message = inbox.recv() => match message {
                 Some(Outgoing::Text(text)) => {
                     if !player.on_message(&text).await {

@@ -45,8 +45,8 @@ struct Published {
     games: HashMap<String, Arc<PublishedGame>>,
     /// The same games, newest first.
     newest_first: BTreeMap<Reverse<u64>, Arc<PublishedGame>>,
-    /// The body of `/api/seeks`, where the hub knows every seek (SQLite).
-    seeks: Option<Arc<str>>,
+    /// The seeks waiting, as `/api/seeks` lists them, where the hub knows every seek (SQLite).
+    seeks: Option<Arc<Value>>,
 }
 
 /// The published state, shared by the hub (which writes it) and its readers.
@@ -84,8 +84,8 @@ impl Snapshot {
         (serde_json::json!(games), total)
     }
 
-    /// The body of `/api/seeks`, if the hub publishes the seeks.
-    pub fn seeks_json(&self) -> Option<Arc<str>> {
+    /// The seeks waiting, listed, if the hub publishes them.
+    pub fn seeks(&self) -> Option<Arc<Value>> {
         self.read().seeks.clone()
     }
 
@@ -104,8 +104,8 @@ impl Snapshot {
         }
     }
 
-    pub(crate) fn publish_seeks(&self, seeks: String) {
-        self.write().seeks = Some(seeks.into());
+    pub(crate) fn publish_seeks(&self, seeks: Value) {
+        self.write().seeks = Some(Arc::new(seeks));
     }
 
     fn read(&self) -> std::sync::RwLockReadGuard<'_, Published> {

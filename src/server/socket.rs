@@ -1,6 +1,7 @@
 //! One WebSocket connection: frames in, parsed and rate-limited, to the hub; the hub's
 //! messages out, and a ping now and then so that a live but quiet client keeps its connection.
-//! Nothing here knows the game.
+//! The lobby is watched here, from the [`LobbyFeed`], not through the hub. Nothing here knows
+//! the game.
 
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -14,7 +15,8 @@ use tokio::time::Instant;
 
 use super::hub::{ConnId, Event, Outgoing};
 use super::limits::{ConnectionGuard, TokenBucket};
-use super::protocol::{ClientFrame, ErrorCode, Refused, ServerMessage, MAX_FRAME_BYTES};
+use super::lobby_feed::{LobbyFeed, LobbyWatch};
+use super::protocol::{ClientFrame, ErrorCode, Ref, Refused, ServerMessage, MAX_FRAME_BYTES};
 
 /// Frames over this size end the connection (up to it, they are answered with `bad_request`).
 pub const MAX_MESSAGE_BYTES: usize = 64 * 1024;
@@ -54,6 +56,8 @@ pub struct Holding {
     pub alive: Arc<()>,
     /// Its place in the per-address count, behind a proxy (else the TCP stream holds it).
     pub guard: Option<ConnectionGuard>,
+    /// The lobby, for `watch_lobby`.
+    pub lobby: LobbyFeed,
 }
 
 /// Serves one upgraded connection until either side closes it.
@@ -128,9 +132,24 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, holding: Holding
     let hello_by = tokio::time::sleep(HELLO_TIME);
     tokio::pin!(hello_by);
     let mut hello_checked = false;
+    let mut lobby: Option<LobbyWatch> = None;
+    // What this connection answers itself (the lobby), queued behind the hub's messages.
+    let answer = |reference: Option<Ref>, text: &str| {
+        let text = match reference {
+            Some(reference) => reference.stamp(text),
+            None => text.to_string(),
+        };
+        if let Some(outbox) = own_outbox.upgrade() {
+            let _ = outbox.try_send(Outgoing::Text(text.into()));
+        }
+    };
     loop {
         let received = tokio::select! {
             received = stream.next() => received,
+            text = next_lobby(&mut lobby) => {
+                answer(None, &text);
+                continue;
+            }
             _ = &mut writer => {
                 writer_done = true;
                 break;
@@ -188,6 +207,31 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, holding: Holding
             linger = true;
             break;
         }
+        match frame {
+            Ok(ClientFrame::WatchLobby) => {
+                match holding.lobby.watch().await {
+                    Ok((now, watch)) => {
+                        lobby = Some(watch);
+                        signed_in.store(true, Ordering::Relaxed);
+                        answer(reference, &now);
+                    }
+                    Err(error) => {
+                        let refused = Refused::new(
+                            ErrorCode::Unavailable,
+                            format!("the server cannot reach its records ({error}); try again later"),
+                        );
+                        answer(reference, &ServerMessage::Error(&refused).to_json());
+                    }
+                }
+                continue;
+            }
+            Ok(ClientFrame::UnwatchLobby) => {
+                lobby = None;
+                answer(reference, &ServerMessage::UnwatchedLobby.to_json());
+                continue;
+            }
+            _ => {}
+        }
         if hub
             .send(Event::Frame {
                 conn,
@@ -215,6 +259,14 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, holding: Holding
     }
     if !writer_done && tokio::time::timeout(FLUSH_TIME, &mut writer).await.is_err() {
         writer.abort();
+    }
+}
+
+/// The next lobby to send, if the connection watches the lobby (else never).
+async fn next_lobby(lobby: &mut Option<LobbyWatch>) -> Arc<str> {
+    match lobby {
+        Some(lobby) => lobby.next().await,
+        None => std::future::pending().await,
     }
 }
 

@@ -186,8 +186,6 @@ impl Hub {
             } => self.tell_watchers(&game, &players, ply, &text),
             Delivery::Watch { conn, game, stored } => self.deliver_watch(conn, &game, stored),
             Delivery::Unwatch { conn, game } => self.deliver_unwatch(conn, &game),
-            Delivery::Lobby { conn, seeks, at } => self.deliver_lobby(conn, &seeks, at),
-            Delivery::UnwatchLobby(conn) => self.deliver_unwatch_lobby(conn),
         }
     }
 

@@ -91,6 +91,5 @@ impl Hub {
         }
         self.connections.clear();
         self.rooms.clear();
-        self.lobby_watchers.clear();
     }
 }

@@ -16,7 +16,8 @@
 //! delivered); its jobs are modules of their own: `sign_in`, `pairing`, `turns`,
 //! `clocks`, `commit` (the commit and what it lets be delivered), `remote` (the other
 //! processes' changes, and a lost database), `queries` (the HTTP API and game states),
-//! `connections`, `presence` and `watching` (a game's watchers, and the lobby's).
+//! `connections`, `presence` and `watching` (a game's watchers), and `publish` (what readers
+//! on other threads see: [`crate::snapshot`]).
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
@@ -36,7 +37,6 @@ use super::store::{Change, PlayerRecord, Remote, Store, StoreError, Write};
 use clocks::{remaining, sleep_until};
 use held::HeldGames;
 use presence::Elsewhere;
-use watching::LobbyWatcher;
 
 pub type ConnId = u64;
 
@@ -192,14 +192,6 @@ enum Delivery {
         conn: ConnId,
         game: String,
     },
-    /// The lobby, its games made at delivery time: to a new lobby watcher, or (`None`) to each
-    /// lobby watcher whose last copy differs and is at least a second older than `at`.
-    Lobby {
-        conn: Option<ConnId>,
-        seeks: serde_json::Value,
-        at: Instant,
-    },
-    UnwatchLobby(ConnId),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -278,10 +270,6 @@ pub struct Hub {
     /// The watchers of each game watched here, each with the turns it has seen (its `state`
     /// and `played`); no entry for a game nobody here watches.
     rooms: HashMap<String, HashMap<ConnId, usize>>,
-    /// The connections that watch the lobby.
-    lobby_watchers: HashMap<ConnId, LobbyWatcher>,
-    /// A lobby is due to its watchers, as of this tick.
-    lobby_due: Option<Instant>,
 }
 
 impl Hub {
@@ -329,8 +317,6 @@ impl Hub {
             elsewhere: Elsewhere::default(),
             to_announce: Vec::new(),
             rooms: HashMap::new(),
-            lobby_watchers: HashMap::new(),
-            lobby_due: None,
         };
         for now in live {
             let game = ServerGame::from_stored(&now.game).map_err(StoreError::Corrupt)?;
@@ -382,14 +368,10 @@ impl Hub {
             let first = tokio::select! {
                 event = events.recv() => Some(event.unwrap_or(Event::Shutdown)),
                 () = sleep_until(next_clock) => None,
-                // Also the lobby's clock, while anyone here watches it.
-                at = heartbeat.tick(), if shared || !self.lobby_watchers.is_empty() => {
-                    if shared {
-                        if let Err(error) = self.store.heartbeat().await {
-                            self.failure.get_or_insert(error);
-                        }
+                _ = heartbeat.tick(), if shared => {
+                    if let Err(error) = self.store.heartbeat().await {
+                        self.failure.get_or_insert(error);
                     }
-                    self.lobby_due = Some(at);
                     None
                 }
             };
@@ -422,9 +404,6 @@ impl Hub {
                 if stop {
                     break;
                 }
-            }
-            if let Some(at) = self.lobby_due.take() {
-                self.lobby_tick(at).await;
             }
             self.commit_and_deliver().await?;
             if !self.to_announce.is_empty() {
@@ -553,11 +532,8 @@ impl Hub {
                 self.unwatch(conn, &game);
                 Ok(())
             }
-            (ClientFrame::WatchLobby, _) => self.watch_lobby(conn).await,
-            (ClientFrame::UnwatchLobby, _) => {
-                self.deliver_later(None, Delivery::UnwatchLobby(conn));
-                Ok(())
-            }
+            // Answered by the connection itself, from the lobby feed: never sent here.
+            (ClientFrame::WatchLobby | ClientFrame::UnwatchLobby, _) => Ok(()),
             (ClientFrame::Hello { name, token, bot }, None) => self.hello(conn, &name, token, bot).await,
             (ClientFrame::Hello { .. }, Some(player)) => Err(Refused::bad_request(format!(
                 "already signed in as {}",

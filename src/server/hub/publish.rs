@@ -2,8 +2,8 @@
 
 use crate::snapshot::PublishedGame;
 
-use super::queries::seeks_listed;
 use super::Hub;
+use crate::reads::seeks_listed;
 
 impl Hub {
     /// Publishes the games changed since the last publication, as they are now (committed:
@@ -34,8 +34,7 @@ impl Hub {
         }
         if let Some((changes, seeks)) = self.store.local_seeks() {
             if self.seeks_published != Some(changes) {
-                let body = serde_json::json!({ "seeks": seeks_listed(seeks) }).to_string();
-                self.snapshot.publish_seeks(body);
+                self.snapshot.publish_seeks(seeks_listed(seeks));
                 self.seeks_published = Some(changes);
             }
         }

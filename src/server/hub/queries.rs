@@ -5,19 +5,12 @@ use serde_json::Value;
 
 use crate::auth;
 use crate::game::ServerGame;
-use crate::lobby::Seek;
-use crate::protocol::{ErrorCode, GameState, Refused, SeekView, ServerMessage};
+use crate::protocol::{ErrorCode, GameState, Refused, ServerMessage};
 use crate::store::StoreError;
 
 use super::{ConnId, Delivery, Hub, LiveGame, LiveView};
 
 impl Hub {
-    /// The games being played, newest first (at most [`crate::snapshot::LISTED_GAMES`]), and
-    /// how many there are: the lobby's `games` and `total`, as published.
-    pub(super) fn live_games(&self) -> (Value, usize) {
-        self.snapshot.live_games()
-    }
-
     /// A live game (or one that ended in this batch) as STATE JSON, as it is now.
     pub(super) fn live_view(&self, game_id: &str, view: LiveView) -> Option<String> {
         let (game, remaining) = match self.games.get(game_id) {
@@ -114,12 +107,6 @@ impl Hub {
         let text = ServerMessage::Pong { t, server_ms }.to_json();
         self.reply_to(conn, text);
     }
-}
-
-/// The seeks waiting, oldest first, as `/api/seeks` and the lobby list them.
-pub(super) fn seeks_listed(seeks: &[Seek]) -> Value {
-    let listed: Vec<SeekView> = seeks.iter().map(SeekView::of).collect();
-    serde_json::json!(listed)
 }
 
 pub(super) fn unknown_game(game_id: &str) -> Refused {

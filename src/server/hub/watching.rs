@@ -1,6 +1,6 @@
 //! Watching, with or without a name: a game's watchers (its room) get its `state`, then its
-//! every `played`, `over` and `presence`, in order, once each; the lobby's watchers get its
-//! lists, and again (at most once a second) whenever they change.
+//! every `played`, `over` and `presence`, in order, once each. (The lobby is watched without
+//! the hub: see [`crate::lobby_feed`].)
 //!
 //! A watcher's `state` is made at delivery time, after the batch's commit, from every turn the
 //! hub holds; the watcher joins the room then, with the turns that state has, and gets only
@@ -9,28 +9,15 @@
 //! it (its ply is one the watcher has seen). A room exists only while someone watches its game.
 
 use std::sync::Arc;
-use std::time::Duration;
-
-use serde_json::Value;
-use tokio::time::Instant;
 
 use crate::protocol::{GameState, Refused, ServerMessage};
 
-use super::queries::{seeks_listed, unknown_game};
+use super::queries::unknown_game;
 use super::turns::player_keys;
 use super::{ConnId, Delivery, Hub, LiveView, Outgoing};
 
 /// The most games one connection watches at once.
 pub const MAX_WATCHED: usize = 64;
-/// The least time between two lobbies sent to one connection.
-pub const LOBBY_EVERY: Duration = Duration::from_secs(1);
-
-/// A connection that watches the lobby: the last lobby it got, and when.
-pub struct LobbyWatcher {
-    last: Arc<str>,
-    at: Instant,
-}
-
 impl Hub {
     /// `watch`: the game's state once the batch is committed, then its news. A finished game
     /// only has its state.
@@ -236,12 +223,11 @@ impl Hub {
         }
     }
 
-    /// A connection gone: out of its rooms and the lobby's watchers.
+    /// A connection gone: out of its rooms.
     pub(super) fn stop_watching(&mut self, conn: ConnId, watching: &std::collections::HashSet<String>) {
         for game_id in watching {
             self.leave_room(conn, game_id);
         }
-        self.lobby_watchers.remove(&conn);
     }
 
     /// Tells the connection that it watches: it is not closed for not saying `hello`.
@@ -258,93 +244,6 @@ impl Hub {
     /// An error sent at delivery time (the request was accepted when handled).
     fn refuse_now(&mut self, conn: ConnId, refused: Refused) {
         let text = ServerMessage::Error(&refused).to_json();
-        self.send(conn, Outgoing::Text(text.into()));
-    }
-
-    // The lobby
-
-    /// `watch_lobby`: the lists once the batch is committed, then again when they change.
-    pub(super) async fn watch_lobby(&mut self, conn: ConnId) -> Result<(), Refused> {
-        let seeks = self
-            .store
-            .waiting_seeks()
-            .await
-            .map_err(|error| self.lost(error))?;
-        self.deliver_later(
-            None,
-            Delivery::Lobby {
-                conn: Some(conn),
-                seeks: seeks_listed(&seeks),
-                at: Instant::now(),
-            },
-        );
-        Ok(())
-    }
-
-    /// The heartbeat's tick, while anyone here watches the lobby: the lobby is made once, and
-    /// sent after the batch to each watcher whose copy differs.
-    pub(super) async fn lobby_tick(&mut self, at: Instant) {
-        if self.lobby_watchers.is_empty() {
-            return;
-        }
-        match self.store.waiting_seeks().await {
-            Ok(seeks) => self.deliver_later(
-                None,
-                Delivery::Lobby {
-                    conn: None,
-                    seeks: seeks_listed(&seeks),
-                    at,
-                },
-            ),
-            Err(error) => {
-                self.failure.get_or_insert(error);
-            }
-        }
-    }
-
-    pub(super) fn deliver_lobby(&mut self, to: Option<ConnId>, seeks: &Value, at: Instant) {
-        let (games, total) = self.live_games();
-        let text: Arc<str> = ServerMessage::Lobby {
-            seeks,
-            games: &games,
-            total,
-        }
-        .to_json()
-        .into();
-        let due: Vec<ConnId> = match to {
-            Some(conn) => {
-                if !self.connections.contains_key(&conn) {
-                    return;
-                }
-                let watcher = LobbyWatcher {
-                    last: text.clone(),
-                    at,
-                };
-                self.lobby_watchers.insert(conn, watcher);
-                self.keep(conn);
-                vec![conn]
-            }
-            None => self
-                .lobby_watchers
-                .iter_mut()
-                .filter(|(_, watcher)| {
-                    *watcher.last != *text && at.saturating_duration_since(watcher.at) >= LOBBY_EVERY
-                })
-                .map(|(&conn, watcher)| {
-                    watcher.last = text.clone();
-                    watcher.at = at;
-                    conn
-                })
-                .collect(),
-        };
-        for conn in due {
-            self.send(conn, Outgoing::Text(text.clone()));
-        }
-    }
-
-    pub(super) fn deliver_unwatch_lobby(&mut self, conn: ConnId) {
-        self.lobby_watchers.remove(&conn);
-        let text = ServerMessage::UnwatchedLobby.to_json();
         self.send(conn, Outgoing::Text(text.into()));
     }
 }

@@ -10,6 +10,7 @@ use tower::ServiceExt;
 use super::*;
 use crate::accept::Peer;
 use crate::limits::Limits;
+use crate::lobby_feed::LobbyFeed;
 use crate::reads::Reads;
 use crate::store::Reader;
 
@@ -67,9 +68,12 @@ async fn the_api_answers_while_the_hub_answers_nothing() {
         api_requests_per_second: 1000,
         ..Limits::default()
     };
+    let reads = Arc::new(reads);
+    let lobby = LobbyFeed::new(reads.clone());
     let app = crate::http::router(
         events,
         reads,
+        lobby,
         Arc::new(()),
         limits,
         Arc::new(AtomicBool::new(true)),

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use super::*;
-use crate::hub::watching::{LOBBY_EVERY, MAX_WATCHED};
+use crate::hub::watching::MAX_WATCHED;
 
 /// The hub driven by hand, a batch at a time, as its loop does: events handled, then the
 /// commit and its deliveries.
@@ -365,63 +365,6 @@ async fn a_connection_watches_at_most_64_games_and_rooms_go_with_their_watchers(
 }
 
 #[tokio::test(start_paused = true)]
-async fn the_lobby_is_sent_when_it_changes_at_most_once_a_second() {
-    let db = TestDb::new("watch-lobby");
-    let hub = db.hub().await;
-    let mut watcher = Client::connect(&hub, 3).await;
-    watcher.send(json!({"type": "watch_lobby"})).await;
-    assert_eq!(
-        watcher.recv().await,
-        json!({"type": "lobby", "seeks": [], "games": [], "total": 0})
-    );
-    let mut sent = vec![Instant::now()];
-    let (mut alice, _) = Client::hello(&hub, 1, "alice", None).await;
-    alice
-        .send(json!({"type": "seek", "size": 9, "color": "black"}))
-        .await;
-    assert_eq!(alice.recv().await["type"], "seeking");
-    let lobby = watcher.recv().await;
-    sent.push(Instant::now());
-    assert_eq!(
-        lobby["seeks"],
-        json!([{"name": "alice", "size": 9, "color": "black", "opponent": "human", "bot": false,
-                "rank": "6k?", "rated": true, "handicap": 0, "komi": 0.5,
-                "time": {"system": "per_move", "move_ms": 10_000}, "scoring": "all_alive"}])
-    );
-    // Three changes in a row: sent a second apart at most, the last as it is.
-    let (mut bob, _) = Client::hello(&hub, 2, "bob", None).await;
-    bob.send(json!({"type": "seek", "size": 9})).await;
-    let start = bob.recv().await;
-    let game = start["game"]["id"].as_str().unwrap().to_string();
-    alice.recv().await;
-    alice.send(turn(&game, 0, Some("5E"))).await;
-    alice.recv().await;
-    let lobby = loop {
-        let lobby = watcher.recv().await;
-        sent.push(Instant::now());
-        if lobby["games"][0]["moves"] == 1 {
-            break lobby;
-        }
-    };
-    assert_eq!(
-        (lobby["seeks"].clone(), lobby["total"].clone()),
-        (json!([]), json!(1))
-    );
-    assert_eq!(lobby["games"][0]["id"], game.as_str());
-    for pair in sent.windows(2) {
-        assert!(pair[1] - pair[0] >= LOBBY_EVERY, "{sent:?}");
-    }
-    // Unchanged, it is not sent again.
-    let quiet = tokio::time::timeout(Duration::from_secs(5), watcher.recv()).await;
-    assert!(quiet.is_err(), "{quiet:?}");
-    watcher.send(json!({"type": "unwatch_lobby"})).await;
-    assert_eq!(watcher.recv().await, json!({"type": "unwatched_lobby"}));
-    bob.send(turn(&game, 1, Some("4D"))).await;
-    let quiet = tokio::time::timeout(Duration::from_secs(5), watcher.recv()).await;
-    assert!(quiet.is_err(), "{quiet:?}");
-}
-
-#[tokio::test(start_paused = true)]
 async fn a_watcher_is_not_closed_for_want_of_a_hello() {
     let db = TestDb::new("watch-kept");
     let hub = db.hub().await;
@@ -430,7 +373,7 @@ async fn a_watcher_is_not_closed_for_want_of_a_hello() {
     watcher.send(watch(&game)).await;
     assert!(matches!(watcher.inbox.recv().await, Some(Outgoing::Text(_))));
     assert_eq!(watcher.inbox.recv().await, Some(Outgoing::Watching));
-    watcher.send(json!({"type": "watch_lobby"})).await;
+    watcher.send(watch(&game)).await;
     watcher.send(json!({"type": "ping"})).await;
     for _ in 0..2 {
         assert!(
