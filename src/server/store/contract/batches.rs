@@ -392,12 +392,13 @@ async fn a_game_scored_when_time_ran_out_needs_the_marks_still_stored(mut db: Te
         dead: vec![],
         accepted: [false, false],
     };
-    // The players have 150 ms to agree.
+    // The players have a second and a half to agree (time enough to be refused first, on a
+    // busy machine).
     let enter = Write::Scoring {
         game: "g1".into(),
         plies: 2,
         scoring: Some(proposed.clone()),
-        turn_ms: 150,
+        turn_ms: 1_500,
         seen: None,
     };
     assert_eq!(commit(&mut db.store, &[enter]).await, vec![Outcome::Done]);
@@ -421,7 +422,7 @@ async fn a_game_scored_when_time_ran_out_needs_the_marks_still_stored(mut db: Te
         vec![Outcome::Rejected],
         "time to agree left"
     );
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    tokio::time::sleep(Duration::from_millis(1_600)).await;
     assert_eq!(
         commit(&mut db.store, &[scored_with(&marked)]).await,
         vec![Outcome::Rejected],

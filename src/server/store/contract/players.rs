@@ -145,7 +145,7 @@ async fn a_rated_result_moves_both_ratings_as_settle_counts_them(mut db: TestDb)
             unreachable!("a result")
         };
         let (expected, expected_ratings) = settle(result, &rated, 13, before[0].clone(), before[1].clone());
-        let outcomes = commit(&mut db.store, &[finish.clone()]).await;
+        let outcomes = commit(&mut db.store, std::slice::from_ref(&finish)).await;
         let (records, plies, ratings) = finished(&outcomes[0]);
         assert_eq!(
             (records, plies, ratings),

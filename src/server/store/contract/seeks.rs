@@ -49,8 +49,11 @@ fn new_game(pairing: Pairing) -> StoredGame {
     .stored()
 }
 
-/// Pairs `seek` through `store`; the pairing the store made, if any, and its game.
+/// Pairs `seek` through `store`; the pairing the store made, if any, and its game. The store
+/// says it is alive first, as the hub does every second (a shared database pairs only the seeks
+/// of live processes).
 async fn pair(store: &mut Store, seek: Seek) -> Option<(Pairing, PairedGame)> {
+    store.heartbeat().await.unwrap();
     let mut made = None;
     let paired = store
         .pair(seek, |pairing| {
