@@ -8,6 +8,8 @@
 //!
 //! The hub sees only [`Store`], and the same hub runs on both.
 
+#[cfg(test)]
+mod contract;
 mod migrations;
 mod notification;
 mod postgres;

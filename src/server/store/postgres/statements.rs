@@ -138,9 +138,11 @@ pub(super) async fn prepare(client: &Client) -> Result<Statements, StoreError> {
             .await?,
         new_game: client
             .prepare(
-                "INSERT INTO games (id, size, black, white, komi, move_time_ms, status, deadline, terms, clocks)
+                "INSERT INTO games (id, size, black, white, komi, move_time_ms, status, deadline, terms, clocks,
+                                    written_by)
                  VALUES ($1, $2, $3, $4, $5, $6, 'playing',
-                         clock_timestamp() + $6::int8::float8 * interval '1 millisecond', $7, $8)",
+                         clock_timestamp() + $6::int8::float8 * interval '1 millisecond', $7, $8,
+                         pg_current_xact_id())",
             )
             .await?,
         notify: client

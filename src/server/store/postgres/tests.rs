@@ -82,6 +82,30 @@ fn a_batch_goes_in_rounds_of_distinct_games_in_order() {
 }
 
 #[test]
+fn a_batch_s_chats_go_in_the_first_round_and_move_no_other_write_to_a_later_one() {
+    let clock = crate::time_control::TimeControl::PerMove { move_ms: 1000 }.new_clock();
+    let turn = |ply| Write::Turn {
+        game: "a".into(),
+        ply,
+        point: None,
+        clocks: [clock; 2],
+        turn_ms: 1000,
+    };
+    let chat = |game: &str| Write::Chat {
+        game: game.into(),
+        message: crate::game::ChatMessage {
+            from: "ann".into(),
+            text: "hi".into(),
+            ply: 0,
+            at_ms: 0,
+            watchers: false,
+        },
+    };
+    let writes = [chat("a"), turn(0), chat("a"), turn(1), chat("b")];
+    assert_eq!(rounds(&writes), vec![vec![0, 1, 2, 4], vec![3]]);
+}
+
+#[test]
 fn the_listener_skips_its_own_notifications() {
     let listener = Listener {
         config: Config::new(),

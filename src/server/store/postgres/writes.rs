@@ -37,15 +37,24 @@ pub(super) async fn notify(
 }
 
 /// The indices of `writes` in rounds: each game's first write in the first, its second in the
-/// second, and so on; each round in the order of the games.
+/// second, and so on; each round in the order of the games. Chats, which are stored whatever
+/// else and condition nothing, all go in the first round, in their order: a game's write after a
+/// chat is no later link of a chain (which would find the game unwritten by the batch).
 pub(super) fn rounds(writes: &[Write]) -> Vec<Vec<usize>> {
     let mut order: Vec<usize> = (0..writes.len()).collect();
     order.sort_by(|&a, &b| writes[a].game().cmp(writes[b].game()));
     let mut rounds: Vec<Vec<usize>> = Vec::new();
-    let mut round = 0;
+    let mut next_round = 0;
     for (at, &index) in order.iter().enumerate() {
-        let same_game = at > 0 && writes[order[at - 1]].game() == writes[index].game();
-        round = if same_game { round + 1 } else { 0 };
+        if at == 0 || writes[order[at - 1]].game() != writes[index].game() {
+            next_round = 0;
+        }
+        let round = if matches!(writes[index], Write::Chat { .. }) {
+            0
+        } else {
+            next_round += 1;
+            next_round - 1
+        };
         if rounds.len() == round {
             rounds.push(Vec::new());
         }

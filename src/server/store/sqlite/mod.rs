@@ -1,6 +1,7 @@
 //! The SQLite backend: one file in WAL mode, one connection, used by one thread, and the seeks
 //! in memory (one process serves the file, and seeks do not survive a restart).
 
+use std::collections::HashSet;
 use std::path::Path;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread::JoinHandle;
@@ -415,13 +416,21 @@ impl SqliteStore {
         self.cancel_seek(name)
     }
 
-    /// One process writes this file, so a write is rejected only if it asks for a result
-    /// counted already.
+    /// One process writes this file, so a write is rejected only if the hub asks what the game
+    /// no longer allows (a result counted already, an undo or scoring step out of date), and
+    /// then so are the game's later writes in the batch.
     pub fn commit(&mut self, writes: &[Write]) -> Result<Vec<Outcome>, StoreError> {
         let tx = self.connection.transaction()?;
         let mut outcomes = Vec::new();
+        // Each write of a game was made on top of the one before: once one is rejected, so are
+        // the game's later ones but chats, which condition nothing.
+        let mut rejected: HashSet<&str> = HashSet::new();
         for write in writes {
-            outcomes.push(match write {
+            if rejected.contains(write.game()) && !matches!(write, Write::Chat { .. }) {
+                outcomes.push(Outcome::Rejected);
+                continue;
+            }
+            let outcome = match write {
                 Write::NewGame(game) => {
                     tx.prepare_cached(
                         "INSERT INTO games (id, size, black, white, komi, move_time_ms, status, terms, clocks)
@@ -592,7 +601,11 @@ impl SqliteStore {
                         }
                     }
                 }
-            });
+            };
+            if outcome == Outcome::Rejected {
+                rejected.insert(write.game());
+            }
+            outcomes.push(outcome);
         }
         tx.commit()?;
         Ok(outcomes)
