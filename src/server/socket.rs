@@ -74,7 +74,7 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, holding: Holding
     }
     let say_and_close = |refused: Refused, code: u16, reason: &'static str| {
         if let Some(outbox) = own_outbox.upgrade() {
-            let _ = outbox.try_send(Outgoing::Text(ServerMessage::Error(&refused).to_json().into()));
+            let _ = outbox.try_send(Outgoing::Text(ServerMessage::Error(refused).to_json().into()));
             let _ = outbox.try_send(Outgoing::Close(code, reason));
         }
     };

@@ -53,7 +53,7 @@ impl Hub {
                     let live = &self.games[game_id];
                     let requester = auth::name_key(live.game.player(request.by));
                     let text = ServerMessage::UndoDeclined {
-                        game: game_id,
+                        game: game_id.into(),
                         ply: request.ply,
                     }
                     .to_json();
@@ -74,7 +74,7 @@ impl Hub {
             Err(Refusal::Malformed(message)) => Err(Refused::bad_request(message).in_game(game_id)),
             Err(Refusal::Illegal { reason, message }) => {
                 let mut refused = Refused::new(ErrorCode::IllegalMove, message).in_game(game_id);
-                refused.reason = Some(reason);
+                refused.reason = Some(reason.into());
                 Err(refused)
             }
         }
@@ -165,12 +165,12 @@ impl Hub {
 
 pub(super) fn played_message(game: &ServerGame, turn: &Turn) -> String {
     ServerMessage::Played {
-        game: &game.id,
+        game: game.id.as_str().into(),
         ply: turn.ply,
-        color: turn.color.name(),
-        point: turn.point.as_deref(),
-        captured: &turn.captured,
-        to_move: game.to_move().name(),
+        color: turn.color,
+        point: turn.point.as_deref().map(Into::into),
+        captured: turn.captured.as_slice().into(),
+        to_move: game.to_move(),
         remaining_ms: game.turn_time_ms(),
         clocks: clocks_view(game),
     }

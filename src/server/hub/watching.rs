@@ -8,6 +8,7 @@
 //! its `played` may be queued before the `state` (the watcher is not in the room yet) or after
 //! it (its ply is one the watcher has seen). A room exists only while someone watches its game.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -136,7 +137,7 @@ impl Hub {
 
     pub(super) fn deliver_unwatch(&mut self, conn: ConnId, game_id: &str) {
         self.leave_room(conn, game_id);
-        let text = ServerMessage::Unwatched { game: game_id }.to_json();
+        let text = ServerMessage::Unwatched { game: game_id.into() }.to_json();
         self.send(conn, Outgoing::Text(text.into()));
     }
 
@@ -257,7 +258,7 @@ impl Hub {
 
     /// An error sent at delivery time (the request was accepted when handled).
     fn refuse_now(&mut self, conn: ConnId, refused: Refused) {
-        let text = ServerMessage::Error(&refused).to_json();
+        let text = ServerMessage::Error(refused).to_json();
         self.send(conn, Outgoing::Text(text.into()));
     }
 
@@ -305,8 +306,8 @@ impl Hub {
     pub(super) fn deliver_lobby(&mut self, to: Option<ConnId>, seeks: &Value, at: Instant) {
         let (games, total) = self.live_games();
         let text: Arc<str> = ServerMessage::Lobby {
-            seeks,
-            games: &games,
+            seeks: Cow::Borrowed(seeks),
+            games: Cow::Owned(games),
             total,
         }
         .to_json()
