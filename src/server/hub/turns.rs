@@ -6,7 +6,7 @@ use gokata_engine::Color;
 
 use crate::auth;
 use crate::game::{EndReason, GameResult, Refusal, ScoringPhase, ServerGame, Turn};
-use crate::protocol::{clocks_view, ErrorCode, Refused, ServerMessage};
+use crate::protocol::{ErrorCode, Refused, ServerMessage};
 use crate::store::Write;
 
 use super::{ConnId, Delivery, Hub};
@@ -164,17 +164,7 @@ impl Hub {
 }
 
 pub(super) fn played_message(game: &ServerGame, turn: &Turn) -> String {
-    ServerMessage::Played {
-        game: game.id.as_str().into(),
-        ply: turn.ply,
-        color: turn.color,
-        point: turn.point.as_deref().map(Into::into),
-        captured: turn.captured.as_slice().into(),
-        to_move: game.to_move(),
-        remaining_ms: game.turn_time_ms(),
-        clocks: clocks_view(game),
-    }
-    .to_json()
+    ServerMessage::played(game, turn).to_json()
 }
 
 /// The keys of a game's two players, black first.

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use super::colors::{color, optional_color};
 use super::{Opponent, Refused, SeekColor};
-use crate::game::{ChatMessage, EndReason, GameResult, ServerGame};
+use crate::game::{ChatMessage, EndReason, GameResult, ServerGame, Turn};
 use crate::lobby::Seek;
 use crate::store::{FinishedGame, Records, Standing};
 use crate::terms::{GameTerms, Scoring};
@@ -56,9 +56,8 @@ pub struct GameState<'a> {
     /// The last chat messages its reader may see, oldest first.
     pub chat: Vec<ChatView>,
     pub scoring: Scoring,
-    /// The scoring phase, while the status is `scoring`: the dead stones marked, the score
-    /// without them, who accepted.
-    pub marks: Option<Value>,
+    /// The scoring phase, while the status is `scoring`.
+    pub marks: Option<Marks>,
     /// A finished rated game's rating changes, as `over` told them.
     pub ratings: Option<Value>,
     /// An undo request waiting for its answer: `{"by":"black","ply":N}`.
@@ -68,6 +67,34 @@ pub struct GameState<'a> {
     /// Whether each player is connected to the server, while the game is on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub connected: Option<ByColor>,
+}
+
+/// The scoring phase as STATE and `scoring` show it: the dead stones marked, the score without
+/// them, and who accepted.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Marks {
+    pub dead: Vec<String>,
+    pub score: ScoreView,
+    pub accepted: ByColor,
+}
+
+impl Marks {
+    pub fn of(game: &ServerGame) -> Option<Marks> {
+        let phase = game.scoring.as_ref()?;
+        let score = game.score_with_dead(&phase.dead);
+        Some(Marks {
+            dead: phase.dead.clone(),
+            score: ScoreView {
+                black: score.black,
+                white: score.white,
+                komi: score.komi,
+            },
+            accepted: ByColor {
+                black: phase.accepted[0],
+                white: phase.accepted[1],
+            },
+        })
+    }
 }
 
 /// Whether a game is being played, scored or over.
@@ -156,7 +183,7 @@ impl GameState<'_> {
             ranks: ranks_view(&game.terms),
             chat: game.visible_chat(game.is_over()).map(ChatView::of).collect(),
             scoring: game.terms.scoring,
-            marks: crate::hub::scoring::scoring_view(game),
+            marks: Marks::of(game),
             ratings: game.ratings.clone(),
             undo: game
                 .undo
@@ -417,6 +444,12 @@ pub enum ServerMessage<'a> {
         game: Cow<'a, str>,
         ply: usize,
     },
+    /// To both players and the watchers: the scoring phase began, or its marks changed.
+    Scoring {
+        game: Cow<'a, str>,
+        #[serde(flatten)]
+        marks: Marks,
+    },
     /// To both players and the watchers: the scoring phase ended, play goes on.
     Resumed {
         game: GameState<'a>,
@@ -475,9 +508,23 @@ impl From<&Records> for RecordsView {
     }
 }
 
-impl ServerMessage<'_> {
+impl<'a> ServerMessage<'a> {
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("server messages always serialise")
+    }
+
+    /// `played` of `turn`, just played in `game`.
+    pub fn played(game: &'a ServerGame, turn: &'a Turn) -> ServerMessage<'a> {
+        ServerMessage::Played {
+            game: game.id.as_str().into(),
+            ply: turn.ply,
+            color: turn.color,
+            point: turn.point.as_deref().map(Into::into),
+            captured: turn.captured.as_slice().into(),
+            to_move: game.to_move(),
+            remaining_ms: game.turn_time_ms(),
+            clocks: clocks_view(game),
+        }
     }
 
     pub fn over(game: &str, result: GameResult, records: &Records, ratings: Option<&Value>) -> String {
