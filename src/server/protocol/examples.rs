@@ -334,8 +334,8 @@ fn scoring_examples(lines: &mut Lines) {
     };
     let mut game = ServerGame::new("p8c2n6w4r1tz".into(), 9, "alice".into(), "carol".into(), terms);
     let turns = [
-        "5E", "5F", "4E", "4F", "6E", "6F", "3E", "3F", "7E", "7F", "2E", "2F", "8E", "8F", "1E", "1F",
-        "9E", "9F", "3H", "5B",
+        "5E", "5F", "4E", "4F", "6E", "6F", "3E", "3F", "7E", "7F", "2E", "2F", "8E", "8F", "1E", "1F", "9E",
+        "9F", "3H", "5B",
     ];
     for point in turns {
         play(&mut game, Some(point), 2_000);
@@ -421,8 +421,7 @@ fn lobby_example(lines: &mut Lines, game: &ServerGame) {
 fn error_examples(lines: &mut Lines, game: &ServerGame) {
     let mut game = game.clone();
     play(&mut game, Some("5E"), 1_000);
-    let Err(Refusal::Illegal { reason, message }) = game.play(Color::White, 1, Some("5E"))
-    else {
+    let Err(Refusal::Illegal { reason, message }) = game.play(Color::White, 1, Some("5E")) else {
         panic!("5E is taken");
     };
     let mut illegal = Refused::new(ErrorCode::IllegalMove, message).in_game(GAME);
@@ -430,13 +429,19 @@ fn error_examples(lines: &mut Lines, game: &ServerGame) {
     lines.server_with_ref(json!(18), ServerMessage::Error(illegal));
     let refusals = [
         Refused::bad_request("the frame has no field 'ply'"),
-        Refused::new(ErrorCode::NameTaken, "the name \"alice\" is taken: sign in with its token"),
+        Refused::new(
+            ErrorCode::NameTaken,
+            "the name \"alice\" is taken: sign in with its token",
+        ),
         Refused::new(ErrorCode::BadToken, "the token is not alice's"),
         Refused::new(ErrorCode::NotYourGame, "you do not play this game").in_game(GAME),
         Refused::new(ErrorCode::NotYourTurn, "it is white's turn, not black's").in_game(GAME),
         Refused::new(ErrorCode::UnknownGame, "no game has the id \"zzzz\"").in_game("zzzz"),
         Refused::new(ErrorCode::RateLimited, "more than 100 frames a second"),
-        Refused::new(ErrorCode::Unavailable, "the database cannot be reached: send it again"),
+        Refused::new(
+            ErrorCode::Unavailable,
+            "the database cannot be reached: send it again",
+        ),
     ];
     for refused in refusals {
         lines.server(ServerMessage::Error(refused));
@@ -468,7 +473,11 @@ fn the_examples_file_is_what_the_server_writes() {
             number + 1
         );
     }
-    assert_eq!(kept.lines().count(), made.lines().count(), "lines in the examples file");
+    assert_eq!(
+        kept.lines().count(),
+        made.lines().count(),
+        "lines in the examples file"
+    );
 }
 
 /// The names serde lists after "expected one of" in an unknown variant's error.
@@ -478,11 +487,7 @@ fn listed_variants(error: &serde_json::Error) -> BTreeSet<String> {
         .split_once("expected one of ")
         .unwrap_or_else(|| panic!("no list of variants in {message:?}"))
         .1;
-    list.split('`')
-        .skip(1)
-        .step_by(2)
-        .map(String::from)
-        .collect()
+    list.split('`').skip(1).step_by(2).map(String::from).collect()
 }
 
 /// Every frame type and error code there is, as the readers themselves list them.
@@ -537,11 +542,25 @@ fn every_example_reads_back_as_itself_and_every_type_has_one() {
             refs.insert(format!("{} {}", example["from"], kind(reference)));
         }
     }
-    assert!(client_types.is_empty(), "client frames without an example: {client_types:?}");
-    assert!(server_types.is_empty(), "server frames without an example: {server_types:?}");
+    assert!(
+        client_types.is_empty(),
+        "client frames without an example: {client_types:?}"
+    );
+    assert!(
+        server_types.is_empty(),
+        "server frames without an example: {server_types:?}"
+    );
     assert!(codes.is_empty(), "error codes without an example: {codes:?}");
-    let both_kinds = [r#""client" a string"#, r#""client" a number"#, r#""server" a string"#, r#""server" a number"#];
+    let both_kinds = [
+        r#""client" a string"#,
+        r#""client" a number"#,
+        r#""server" a string"#,
+        r#""server" a number"#,
+    ];
     for wanted in both_kinds {
-        assert!(refs.contains(wanted), "no example with a ref of {wanted}: {refs:?}");
+        assert!(
+            refs.contains(wanted),
+            "no example with a ref of {wanted}: {refs:?}"
+        );
     }
 }

@@ -11,15 +11,15 @@ use gokata_engine::Color;
 
 mod client_json;
 mod colors;
+#[cfg(test)]
+mod examples;
 mod messages;
 mod seek;
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod examples;
 
-pub use messages::*;
 pub use client_json::WithRef;
+pub use messages::*;
 pub use seek::AskedTerms;
 
 /// The largest frame answered; larger ones get `bad_request`.
