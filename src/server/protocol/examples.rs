@@ -342,6 +342,9 @@ fn scoring_examples(lines: &mut Lines) {
     }
     play(&mut game, None, 2_000);
     play(&mut game, None, 2_000);
+    lines.server(ServerMessage::State {
+        game: GameState::of(&game, game.turn_time_ms()).for_watchers(&game),
+    });
     game.mark("3H", false).expect("a stone to mark");
     lines.server(ServerMessage::Scoring {
         game: game.id.as_str().into(),
