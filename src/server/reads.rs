@@ -1,6 +1,8 @@
 //! The HTTP API's answers, made without the hub: the live games (and on SQLite the seeks) from
 //! the snapshot it publishes after each commit, everything else from the store's [`Reader`].
 
+use std::borrow::Cow;
+
 use serde_json::{json, Value};
 
 use crate::auth;
@@ -51,8 +53,8 @@ impl Reads {
         let seeks = self.seeks_listed().await?;
         let (games, total) = self.snapshot.live_games();
         Ok(ServerMessage::Lobby {
-            seeks: &seeks,
-            games: &games,
+            seeks: Cow::Owned(seeks),
+            games: Cow::Owned(games),
             total,
         }
         .to_json())

@@ -9,15 +9,18 @@ use std::net::{IpAddr, Ipv4Addr};
 use std::sync::Arc;
 use std::time::Duration;
 
+use serde::Deserialize;
 use serde_json::Value;
 use tokio::sync::{mpsc, Semaphore};
 
 use super::game::{ServerGame, BOARD_SIZES};
 use super::hub::{ConnId, Event, Outgoing};
 use super::lobby_feed::{LobbyFeed, LobbyWatch};
-use super::protocol::{AskedTerms, ClientFrame, Opponent, SeekColor};
+use super::protocol::{
+    AskedTerms, ClientFrame, GameState, GameStatus, Opponent, SeekColor, SeekView, ServerFrame,
+};
 use super::socket::new_connection_id;
-use super::terms::{GameTerms, HandicapAsk};
+use super::terms::{GameTerms, HandicapAsk, Scoring};
 use super::time_control::{Clock, TimeControl};
 use gokata_engine::bot::{Bot, Budget, Decision, Settings};
 use gokata_engine::{coord, Color};
@@ -152,47 +155,52 @@ pub async fn play(resident: Resident, events: mpsc::Sender<Event>, lobby: LobbyF
 impl Player {
     /// Handles one message from the server; `false` when the server says goodbye.
     async fn on_message(&mut self, text: &str) -> bool {
-        let Ok(message) = serde_json::from_str::<Value>(text) else {
-            return true;
+        let message = match serde_json::from_str::<ServerFrame>(text) {
+            Ok(message) => message,
+            Err(error) => {
+                eprintln!("gokata serve: the bot cannot read {text}: {error}");
+                return true;
+            }
         };
-        match message["type"].as_str() {
-            Some("welcome") => {
-                for state in message["games"].as_array().into_iter().flatten() {
+        match message {
+            ServerFrame::Welcome { games, .. } => {
+                for state in &games {
                     self.track(state);
                 }
             }
-            Some("start") => {
+            ServerFrame::Start { game } => {
                 self.seeking = false;
                 self.answering = None;
-                self.track(&message["game"]);
+                self.track(&game);
             }
-            Some("state") => self.track(&message["game"]),
-            Some("undone") => {
-                if let Some(id) = message["game"]["id"].as_str() {
-                    self.games.remove(id);
-                }
-                self.track(&message["game"]);
+            ServerFrame::State { game } => self.track(&game),
+            ServerFrame::Undone { game } => {
+                self.games.remove(game.id.as_ref());
+                self.track(&game);
             }
-            Some("undo_requested") => self.answer_undo(&message).await,
-            Some("played") => self.on_played(&message).await,
-            Some("over") => {
-                if let Some(id) = message["game"].as_str() {
-                    self.games.remove(id);
-                }
+            ServerFrame::UndoRequested { game, ply, by } => self.answer_undo(&game, ply, by).await,
+            ServerFrame::Played {
+                game,
+                ply,
+                point,
+                clocks,
+                ..
+            } => self.on_played(&game, ply, point.as_deref(), &clocks).await,
+            ServerFrame::Over { game, .. } => {
+                self.games.remove(game.as_ref());
             }
-            Some("seeking") => self.seeking = true,
-            Some("lobby") => self.answer_lobby(&message["seeks"]).await,
-            Some("error") => {
-                eprintln!("gokata serve: the bot was refused: {}", message["message"]);
-                if let Some(id) = message["game"].as_str() {
-                    let game = id.to_string();
+            ServerFrame::Seeking { .. } => self.seeking = true,
+            ServerFrame::Lobby { seeks, .. } => self.answer_lobby(&seeks).await,
+            ServerFrame::Error(refused) => {
+                eprintln!("gokata serve: the bot was refused: {:?}", refused.message);
+                if let Some(game) = refused.game {
                     self.send(ClientFrame::Sync { game }).await;
                 } else {
                     self.seeking = false; // sought again on the next tick
                     return true;
                 }
             }
-            Some("goodbye") => return false,
+            ServerFrame::Goodbye { .. } => return false,
             _ => {}
         }
         self.seek_if_room().await;
@@ -201,7 +209,7 @@ impl Player {
     }
 
     /// Follows a game from its STATE (replacing what was known of it).
-    fn track(&mut self, state: &Value) {
+    fn track(&mut self, state: &GameState) {
         let Some(game) = game_of(state) else { return };
         let Some(color) = game.color_of(&self.name) else {
             return;
@@ -211,7 +219,7 @@ impl Player {
             return;
         }
         let thinking = self.games.get(&game.id).and_then(|tracked| tracked.thinking);
-        let think_time = think_time(&game.terms.time, &state["clocks"], color);
+        let think_time = think_time(&game.terms.time, &state.clocks, color);
         self.games.insert(
             game.id.clone(),
             Tracked {
@@ -223,20 +231,17 @@ impl Player {
         );
     }
 
-    async fn on_played(&mut self, message: &Value) {
-        let (Some(id), Some(ply)) = (message["game"].as_str(), message["ply"].as_u64()) else {
-            return;
-        };
+    async fn on_played(&mut self, id: &str, ply: usize, point: Option<&str>, clocks: &Value) {
         let Some(tracked) = self.games.get_mut(id) else {
             return;
         };
-        let (ply, known) = (ply as usize, tracked.game.moves().len());
+        let known = tracked.game.moves().len();
         if ply < known {
             return; // known already (from a STATE)
         }
-        tracked.think_time = think_time(&tracked.game.terms.time, &message["clocks"], tracked.color);
+        tracked.think_time = think_time(&tracked.game.terms.time, clocks, tracked.color);
         let color = tracked.game.to_move();
-        if ply > known || tracked.game.play(color, ply, message["point"].as_str()).is_err() {
+        if ply > known || tracked.game.play(color, ply, point).is_err() {
             let game = id.to_string();
             self.send(ClientFrame::Sync { game }).await; // a turn was missed: read the game again
         }
@@ -249,9 +254,13 @@ impl Player {
         if self.games.len() >= self.max_games {
             return;
         }
-        let asking = seeks.as_array().into_iter().flatten().find_map(|seek| {
-            let wants_computer = matches!(seek["opponent"].as_str(), Some("computer" | "any"));
-            (wants_computer && seek["bot"] == false && seek["name"].as_str() != Some(&self.name))
+        let Ok(seeks) = Vec::<SeekView>::deserialize(seeks) else {
+            eprintln!("gokata serve: the bot cannot read the lobby's seeks: {seeks}");
+            return;
+        };
+        let asking = seeks.iter().find_map(|seek| {
+            let wants_computer = matches!(seek.opponent, Opponent::Computer | Opponent::Any);
+            (wants_computer && !seek.bot && seek.name != self.name)
                 .then(|| answer_to(seek))
                 .flatten()
         });
@@ -271,19 +280,16 @@ impl Player {
     }
 
     /// Programs accept taking back a turn in unrated games only.
-    async fn answer_undo(&mut self, message: &Value) {
-        let (Some(id), Some(ply)) = (message["game"].as_str(), message["ply"].as_u64()) else {
-            return;
-        };
+    async fn answer_undo(&mut self, id: &str, ply: usize, by: Color) {
         let Some(tracked) = self.games.get(id) else {
             return;
         };
-        if message["by"].as_str() == Some(tracked.color.name()) {
+        if by == tracked.color {
             return;
         }
         let answer = ClientFrame::UndoAnswer {
             game: id.to_string(),
-            ply: ply as usize,
+            ply,
             accept: !tracked.game.terms.rated,
         };
         self.send(answer).await;
@@ -374,36 +380,33 @@ impl Player {
 }
 
 /// The seek that fits a person's waiting seek (as the lobby lists it), and a key naming it.
-fn answer_to(seek: &Value) -> Option<(String, ClientFrame)> {
-    let size = match &seek["size"] {
+fn answer_to(seek: &SeekView) -> Option<(String, ClientFrame)> {
+    let size = match &seek.size {
         Value::Array(sizes) => sizes.first()?.as_u64()?,
         size => size.as_u64()?,
     };
     let size = BOARD_SIZES.into_iter().find(|&s| s as u64 == size)?;
-    let color = match seek["color"].as_str()? {
-        "black" => SeekColor::White,
-        "white" => SeekColor::Black,
-        _ => SeekColor::Any,
+    let color = match seek.color {
+        SeekColor::Black => SeekColor::White,
+        SeekColor::White => SeekColor::Black,
+        SeekColor::Any => SeekColor::Any,
     };
-    let handicap = match &seek["handicap"] {
+    let handicap = match &seek.handicap {
         Value::String(auto) if auto == "auto" => HandicapAsk::Auto,
         stones => HandicapAsk::Stones(u32::try_from(stones.as_u64()?).ok()?),
     };
     let terms = AskedTerms {
-        rated: seek["rated"].as_bool()?,
+        rated: seek.rated,
         handicap,
-        komi: seek["komi"].as_f64()?,
-        time: Some(TimeControl::parse(&seek["time"]).ok()?),
-        scoring: Default::default(),
+        komi: seek.komi,
+        time: Some(TimeControl::parse(&seek.time).ok()?),
+        scoring: Scoring::AllAlive,
     };
     // Games with a program count every stone as alive.
-    if seek["scoring"]
-        .as_str()
-        .is_some_and(|scoring| scoring != "all_alive")
-    {
+    if seek.scoring != Scoring::AllAlive {
         return None;
     }
-    let key = format!("{} {}", seek["name"], seek);
+    let key = format!("{} {}", seek.name, serde_json::to_string(seek).ok()?);
     let frame = ClientFrame::Seek {
         sizes: vec![size],
         color,
@@ -414,28 +417,32 @@ fn answer_to(seek: &Value) -> Option<(String, ClientFrame)> {
 }
 
 /// The game a STATE describes, replayed.
-fn game_of(state: &Value) -> Option<ServerGame> {
-    let id = state["id"].as_str()?.to_string();
-    let size = usize::try_from(state["size"].as_u64()?).ok()?;
-    if !BOARD_SIZES.contains(&size) {
+fn game_of(state: &GameState) -> Option<ServerGame> {
+    if !BOARD_SIZES.contains(&state.size) {
         return None;
     }
-    let (black, white) = (state["black"].as_str()?, state["white"].as_str()?);
     let terms = GameTerms {
-        rated: state["rated"].as_bool().unwrap_or(true),
-        handicap: u32::try_from(state["handicap"].as_u64().unwrap_or(0)).ok()?,
-        komi: state["komi"].as_f64()?,
-        ..GameTerms::plain(TimeControl::parse(&state["time"]).ok()?)
+        rated: state.rated,
+        handicap: state.handicap,
+        komi: state.komi,
+        ..GameTerms::plain(TimeControl::parse(&state.time).ok()?)
     };
     if terms.handicap == 1 || terms.handicap > 9 {
         return None;
     }
-    let mut game = ServerGame::new(id, size, black.into(), white.into(), terms);
-    for (ply, point) in state["moves"].as_array()?.iter().enumerate() {
+    let (id, black, white) = (&state.id, &state.black, &state.white);
+    let mut game = ServerGame::new(
+        id.to_string(),
+        state.size,
+        black.to_string(),
+        white.to_string(),
+        terms,
+    );
+    for (ply, point) in state.moves.iter().enumerate() {
         let color = game.to_move();
-        game.play(color, ply, point.as_str()).ok()?;
+        game.play(color, ply, point.as_deref()).ok()?;
     }
-    if state["status"].as_str() == Some("over") {
+    if state.status == GameStatus::Over {
         game.end(Color::Black, super::game::EndReason::Resign);
     }
     Some(game)

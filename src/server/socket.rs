@@ -78,7 +78,7 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, holding: Holding
     }
     let say_and_close = |refused: Refused, code: u16, reason: &'static str| {
         if let Some(outbox) = own_outbox.upgrade() {
-            let _ = outbox.try_send(Outgoing::Text(ServerMessage::Error(&refused).to_json().into()));
+            let _ = outbox.try_send(Outgoing::Text(ServerMessage::Error(refused).to_json().into()));
             let _ = outbox.try_send(Outgoing::Close(code, reason));
         }
     };
@@ -220,7 +220,7 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, holding: Holding
                             ErrorCode::Unavailable,
                             format!("the server cannot reach its records ({error}); try again later"),
                         );
-                        answer(reference, &ServerMessage::Error(&refused).to_json());
+                        answer(reference, &ServerMessage::Error(refused).to_json());
                     }
                 }
                 continue;

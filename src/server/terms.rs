@@ -1,6 +1,7 @@
 //! What a game is played under (rated or not, handicap stones, komi, the time control, the
 //! players' ranks at the start) and what a seek asks for of them; both as the store keeps them.
 
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::time_control::TimeControl;
@@ -11,7 +12,8 @@ pub const DEFAULT_KOMI: f64 = 0.5;
 pub const MAX_KOMI: f64 = 150.0;
 
 /// How a game that ends by two passes is scored.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Scoring {
     /// Every stone counts as alive (the default).
     #[default]

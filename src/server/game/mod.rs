@@ -1,6 +1,8 @@
 //! One game on the server: the engine's game, the players, the turns as played, the result.
 //! No clock and no I/O here: the hub decides when, this decides what.
 
+use serde::{Deserialize, Serialize};
+
 use gokata_engine::sgf::{game_tree, write_tree, GameInfo, Property};
 use gokata_engine::{area_score, coord, Color, Game, GoError, Score};
 
@@ -11,7 +13,8 @@ use gokata_engine::bot::{dead_stones, score_without};
 /// The board sizes a seek may ask for.
 pub const BOARD_SIZES: [usize; 3] = [9, 13, 19];
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum EndReason {
     Passes,
     Timeout,

@@ -9,7 +9,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use crate::game::{ChatMessage, ServerGame};
-use crate::protocol::{ErrorCode, Refused, ServerMessage};
+use crate::protocol::{ChatChannel, ErrorCode, Refused, ServerMessage};
 use crate::store::{StoreError, Write};
 
 use super::queries::unknown_game;
@@ -162,12 +162,12 @@ fn checked_text(text: &str) -> Result<String, String> {
 
 fn chat_text(game_id: &str, message: &ChatMessage) -> Arc<str> {
     ServerMessage::Chat {
-        game: game_id,
-        from: &message.from,
-        text: &message.text,
+        game: game_id.into(),
+        from: message.from.as_str().into(),
+        text: message.text.as_str().into(),
         ply: message.ply,
         at_ms: message.at_ms,
-        channel: if message.watchers { "watchers" } else { "players" },
+        channel: ChatChannel::of(message),
     }
     .to_json()
     .into()

@@ -250,8 +250,8 @@ impl Hub {
             .collect();
         games.sort_by(|a, b| a.game.id.cmp(&b.game.id));
         let text = ServerMessage::Welcome {
-            name: &record.name,
-            token,
+            name: record.name.as_str().into(),
+            token: token.into(),
             wins: record.wins,
             losses: record.losses,
             bot: record.bot,

@@ -8,7 +8,7 @@ use super::{ConnId, Hub, Outgoing};
 
 impl Hub {
     pub(super) fn refuse(&mut self, conn: ConnId, refused: Refused) {
-        let text = ServerMessage::Error(&refused).to_json();
+        let text = ServerMessage::Error(refused).to_json();
         self.reply_to(conn, text);
     }
 
@@ -80,7 +80,11 @@ impl Hub {
     }
 
     pub(super) fn say_goodbye(&mut self, reason: &str) {
-        let text: Arc<str> = ServerMessage::Goodbye { reason }.to_json().into();
+        let text: Arc<str> = ServerMessage::Goodbye {
+            reason: reason.into(),
+        }
+        .to_json()
+        .into();
         for connection in self.connections.values() {
             if connection.outbox.capacity() > 1 {
                 let _ = connection.outbox.try_send(Outgoing::Text(text.clone()));

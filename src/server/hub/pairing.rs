@@ -66,13 +66,13 @@ impl Hub {
                 player,
                 &ServerMessage::Seeking {
                     size: sizes_value(&sizes),
-                    color: color.name(),
-                    opponent: opponent.name(),
+                    color,
+                    opponent,
                     rated: terms.rated,
                     handicap: terms.handicap.to_json(),
                     komi: terms.komi,
                     time: terms.time.to_json(),
-                    scoring: terms.scoring.name(),
+                    scoring: terms.scoring,
                 },
             );
             return Ok(());

@@ -191,9 +191,9 @@ impl Hub {
                 continue;
             };
             let message = ServerMessage::Presence {
-                game: &game.id,
-                name,
-                color: color.name(),
+                game: game.id.as_str().into(),
+                name: name.as_str().into(),
+                color,
                 connected,
             };
             let text: Arc<str> = message.to_json().into();

@@ -104,7 +104,11 @@ impl Hub {
         let server_ms = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as u64);
-        let text = ServerMessage::Pong { t, server_ms }.to_json();
+        let text = ServerMessage::Pong {
+            t: t.clone(),
+            server_ms,
+        }
+        .to_json();
         self.reply_to(conn, text);
     }
 }

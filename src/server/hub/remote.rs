@@ -279,9 +279,9 @@ impl Hub {
         match (held_undo, now.game.undo.pending) {
             (held, Some(request)) if held != Some(request) => {
                 let text = ServerMessage::UndoRequested {
-                    game: &id,
+                    game: id.as_str().into(),
                     ply: request.ply,
-                    by: request.by.name(),
+                    by: request.by,
                 }
                 .to_json();
                 let text: Arc<str> = text.into();

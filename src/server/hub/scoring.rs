@@ -4,10 +4,8 @@
 
 use std::sync::Arc;
 
-use serde_json::{json, Value};
-
 use crate::game::{ScoringPhase, ServerGame};
-use crate::protocol::{GameState, Refused, ServerMessage};
+use crate::protocol::{GameState, Marks, Refused, ServerMessage};
 use crate::store::Write;
 
 use super::turns::player_keys;
@@ -144,21 +142,11 @@ impl Hub {
 
     fn scoring_text(&self, game_id: &str) -> Option<Arc<str>> {
         let game = &self.games.get(game_id)?.game;
-        let mut view = scoring_view(game)?;
-        view["type"] = json!("scoring");
-        view["game"] = json!(game_id);
-        Some(view.to_string().into())
+        let marks = Marks::of(game)?;
+        let message = ServerMessage::Scoring {
+            game: game_id.into(),
+            marks,
+        };
+        Some(message.to_json().into())
     }
-}
-
-/// The scoring phase as STATE and `scoring` show it: the stones marked dead, the score without
-/// them, and who accepted.
-pub fn scoring_view(game: &ServerGame) -> Option<Value> {
-    let phase = game.scoring.as_ref()?;
-    let score = game.score_with_dead(&phase.dead);
-    Some(json!({
-        "dead": phase.dead,
-        "score": {"black": score.black, "white": score.white, "komi": score.komi},
-        "accepted": {"black": phase.accepted[0], "white": phase.accepted[1]},
-    }))
 }

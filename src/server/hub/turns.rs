@@ -6,7 +6,7 @@ use gokata_engine::Color;
 
 use crate::auth;
 use crate::game::{EndReason, GameResult, Refusal, ScoringPhase, ServerGame, Turn};
-use crate::protocol::{clocks_view, ErrorCode, Refused, ServerMessage};
+use crate::protocol::{ErrorCode, Refused, ServerMessage};
 use crate::store::Write;
 
 use super::{ConnId, Delivery, Hub};
@@ -53,7 +53,7 @@ impl Hub {
                     let live = &self.games[game_id];
                     let requester = auth::name_key(live.game.player(request.by));
                     let text = ServerMessage::UndoDeclined {
-                        game: game_id,
+                        game: game_id.into(),
                         ply: request.ply,
                     }
                     .to_json();
@@ -74,7 +74,7 @@ impl Hub {
             Err(Refusal::Malformed(message)) => Err(Refused::bad_request(message).in_game(game_id)),
             Err(Refusal::Illegal { reason, message }) => {
                 let mut refused = Refused::new(ErrorCode::IllegalMove, message).in_game(game_id);
-                refused.reason = Some(reason);
+                refused.reason = Some(reason.into());
                 Err(refused)
             }
         }
@@ -164,17 +164,7 @@ impl Hub {
 }
 
 pub(super) fn played_message(game: &ServerGame, turn: &Turn) -> String {
-    ServerMessage::Played {
-        game: &game.id,
-        ply: turn.ply,
-        color: turn.color.name(),
-        point: turn.point.as_deref(),
-        captured: &turn.captured,
-        to_move: game.to_move().name(),
-        remaining_ms: game.turn_time_ms(),
-        clocks: clocks_view(game),
-    }
-    .to_json()
+    ServerMessage::played(game, turn).to_json()
 }
 
 /// The keys of a game's two players, black first.

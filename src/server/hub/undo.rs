@@ -55,9 +55,9 @@ impl Hub {
         *asked += 1;
         game.undo.pending = Some(UndoRequest { by: color, ply });
         let text = ServerMessage::UndoRequested {
-            game: game_id,
+            game: game_id.into(),
             ply,
-            by: color.name(),
+            by: color,
         }
         .to_json();
         let players = player_keys(game);
@@ -101,7 +101,11 @@ impl Hub {
             live.game.undo.pending = None;
             let requester = auth::name_key(live.game.player(request.by));
             let write = self.write(undo_write(game_id, ply, UndoStep::Decline), Some(conn));
-            let text = ServerMessage::UndoDeclined { game: game_id, ply }.to_json();
+            let text = ServerMessage::UndoDeclined {
+                game: game_id.into(),
+                ply,
+            }
+            .to_json();
             self.deliver_later(Some(write), Delivery::ToPlayer(requester, text.into()));
             return Ok(());
         }
@@ -160,9 +164,12 @@ impl Hub {
 
     /// Tells `by`'s connections here that its request at `ply` was declined.
     pub(super) fn tell_undo_declined(&mut self, game_id: &str, by: &str, ply: usize) {
-        let text: Arc<str> = ServerMessage::UndoDeclined { game: game_id, ply }
-            .to_json()
-            .into();
+        let text: Arc<str> = ServerMessage::UndoDeclined {
+            game: game_id.into(),
+            ply,
+        }
+        .to_json()
+        .into();
         self.send_to_player(&auth::name_key(by), &text);
     }
 }

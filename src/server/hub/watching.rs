@@ -123,7 +123,7 @@ impl Hub {
 
     pub(super) fn deliver_unwatch(&mut self, conn: ConnId, game_id: &str) {
         self.leave_room(conn, game_id);
-        let text = ServerMessage::Unwatched { game: game_id }.to_json();
+        let text = ServerMessage::Unwatched { game: game_id.into() }.to_json();
         self.send(conn, Outgoing::Text(text.into()));
     }
 
@@ -243,7 +243,7 @@ impl Hub {
 
     /// An error sent at delivery time (the request was accepted when handled).
     fn refuse_now(&mut self, conn: ConnId, refused: Refused) {
-        let text = ServerMessage::Error(&refused).to_json();
+        let text = ServerMessage::Error(refused).to_json();
         self.send(conn, Outgoing::Text(text.into()));
     }
 }

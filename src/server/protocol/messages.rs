@@ -1,19 +1,22 @@
-//! The server's messages, and the views of games, seeks and players they carry.
+//! The server's messages, and the views of games, seeks and players they carry: written by
+//! the server from its own objects (borrowing what it can), and read back by the server's own
+//! peers (the resident bot, the load benchmark) as [`ServerFrame`]s.
 
-use serde::Serialize;
-use serde_json::Value;
+use std::borrow::Cow;
 
-use serde_json::json;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
 
-use super::Refused;
-use crate::game::{ChatMessage, GameResult, ServerGame};
+use super::colors::{color, optional_color};
+use super::{Opponent, Refused, SeekColor};
+use crate::game::{ChatMessage, EndReason, GameResult, ServerGame, Turn};
 use crate::lobby::Seek;
 use crate::store::{FinishedGame, Records, Standing};
-use crate::terms::GameTerms;
+use crate::terms::{GameTerms, Scoring};
 use gokata_engine::Color;
 
 /// The score object of `over` and STATE.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ScoreView {
     pub black: u32,
     pub white: u32,
@@ -21,19 +24,21 @@ pub struct ScoreView {
 }
 
 /// A game's full state: STATE in the protocol.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GameState<'a> {
-    pub id: &'a str,
+    pub id: Cow<'a, str>,
     pub size: usize,
-    pub black: &'a str,
-    pub white: &'a str,
+    pub black: Cow<'a, str>,
+    pub white: Cow<'a, str>,
     pub komi: f64,
-    pub moves: &'a [Option<String>],
-    pub to_move: &'static str,
+    pub moves: Cow<'a, [Option<String>]>,
+    #[serde(with = "color")]
+    pub to_move: Color,
     pub board: Vec<String>,
-    pub status: &'static str,
-    pub winner: Option<&'static str>,
-    pub reason: Option<&'static str>,
+    pub status: GameStatus,
+    #[serde(with = "optional_color")]
+    pub winner: Option<Color>,
+    pub reason: Option<EndReason>,
     pub score: Option<ScoreView>,
     /// The time the player to move had when its turn began.
     pub move_time_ms: u64,
@@ -50,11 +55,9 @@ pub struct GameState<'a> {
     pub ranks: Value,
     /// The last chat messages its reader may see, oldest first.
     pub chat: Vec<ChatView>,
-    /// `all_alive` or `agreement`.
-    pub scoring: &'static str,
-    /// The scoring phase, while the status is `scoring`: the dead stones marked, the score
-    /// without them, who accepted.
-    pub marks: Option<Value>,
+    pub scoring: Scoring,
+    /// The scoring phase, while the status is `scoring`.
+    pub marks: Option<Marks>,
     /// A finished rated game's rating changes, as `over` told them.
     pub ratings: Option<Value>,
     /// An undo request waiting for its answer: `{"by":"black","ply":N}`.
@@ -66,14 +69,70 @@ pub struct GameState<'a> {
     pub connected: Option<ByColor>,
 }
 
+/// The scoring phase as STATE and `scoring` show it: the dead stones marked, the score without
+/// them, and who accepted.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Marks {
+    pub dead: Vec<String>,
+    pub score: ScoreView,
+    pub accepted: ByColor,
+}
+
+impl Marks {
+    pub fn of(game: &ServerGame) -> Option<Marks> {
+        let phase = game.scoring.as_ref()?;
+        let score = game.score_with_dead(&phase.dead);
+        Some(Marks {
+            dead: phase.dead.clone(),
+            score: ScoreView {
+                black: score.black,
+                white: score.white,
+                komi: score.komi,
+            },
+            accepted: ByColor {
+                black: phase.accepted[0],
+                white: phase.accepted[1],
+            },
+        })
+    }
+}
+
+/// Whether a game is being played, scored or over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GameStatus {
+    Playing,
+    Scoring,
+    Over,
+}
+
+/// Who reads a chat message: both players and the watchers, or the watchers only (a watcher's
+/// while the game is on).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChatChannel {
+    Players,
+    Watchers,
+}
+
+impl ChatChannel {
+    pub fn of(message: &ChatMessage) -> ChatChannel {
+        if message.watchers {
+            ChatChannel::Watchers
+        } else {
+            ChatChannel::Players
+        }
+    }
+}
+
 /// A chat message in a STATE: as `chat` sends it, without `type` and `game`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ChatView {
     pub from: String,
     pub text: String,
     pub ply: usize,
     pub at_ms: u64,
-    pub channel: &'static str,
+    pub channel: ChatChannel,
 }
 
 impl ChatView {
@@ -83,13 +142,13 @@ impl ChatView {
             text: message.text.clone(),
             ply: message.ply,
             at_ms: message.at_ms,
-            channel: if message.watchers { "watchers" } else { "players" },
+            channel: ChatChannel::of(message),
         }
     }
 }
 
 /// A yes or no for each player.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ByColor {
     pub black: bool,
     pub white: bool,
@@ -99,21 +158,21 @@ impl GameState<'_> {
     pub fn of(game: &ServerGame, remaining_ms: u64) -> GameState<'_> {
         let result = game.result();
         GameState {
-            id: &game.id,
+            id: game.id.as_str().into(),
             size: game.size(),
-            black: &game.black,
-            white: &game.white,
+            black: game.black.as_str().into(),
+            white: game.white.as_str().into(),
             komi: game.terms.komi,
-            moves: game.moves(),
-            to_move: game.to_move().name(),
+            moves: game.moves().into(),
+            to_move: game.to_move(),
             board: game.board_rows(),
             status: match (result, &game.scoring) {
-                (Some(_), _) => "over",
-                (None, Some(_)) => "scoring",
-                (None, None) => "playing",
+                (Some(_), _) => GameStatus::Over,
+                (None, Some(_)) => GameStatus::Scoring,
+                (None, None) => GameStatus::Playing,
             },
-            winner: result.and_then(|r| r.winner).map(Color::name),
-            reason: result.map(|r| r.reason.name()),
+            winner: result.and_then(|r| r.winner),
+            reason: result.map(|r| r.reason),
             score: result.and_then(score_view),
             move_time_ms: game.turn_time_ms(),
             remaining_ms: result.is_none().then_some(remaining_ms),
@@ -123,8 +182,8 @@ impl GameState<'_> {
             clocks: clocks_view(game),
             ranks: ranks_view(&game.terms),
             chat: game.visible_chat(game.is_over()).map(ChatView::of).collect(),
-            scoring: game.terms.scoring.name(),
-            marks: crate::hub::scoring::scoring_view(game),
+            scoring: game.terms.scoring,
+            marks: Marks::of(game),
             ratings: game.ratings.clone(),
             undo: game
                 .undo
@@ -146,10 +205,10 @@ impl GameState<'_> {
 
     /// With whether each player is connected (`connected(name)`), if the game is on.
     pub fn with_connected(mut self, connected: impl Fn(&str) -> bool) -> Self {
-        if self.status != "over" {
+        if self.status != GameStatus::Over {
             self.connected = Some(ByColor {
-                black: connected(self.black),
-                white: connected(self.white),
+                black: connected(&self.black),
+                white: connected(&self.white),
             });
         }
         self
@@ -157,12 +216,12 @@ impl GameState<'_> {
 }
 
 /// A game being played, as the lobby lists it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GameSummary<'a> {
-    pub id: &'a str,
+    pub id: Cow<'a, str>,
     pub size: usize,
-    pub black: &'a str,
-    pub white: &'a str,
+    pub black: Cow<'a, str>,
+    pub white: Cow<'a, str>,
     pub bots: ByColor,
     /// The players' ranks when the game started.
     pub ranks: Value,
@@ -170,16 +229,17 @@ pub struct GameSummary<'a> {
     pub time: Value,
     /// Turns played so far.
     pub moves: usize,
-    pub to_move: &'static str,
+    #[serde(with = "color")]
+    pub to_move: Color,
 }
 
 impl GameSummary<'_> {
     pub fn of(game: &ServerGame) -> GameSummary<'_> {
         GameSummary {
-            id: &game.id,
+            id: game.id.as_str().into(),
             size: game.size(),
-            black: &game.black,
-            white: &game.white,
+            black: game.black.as_str().into(),
+            white: game.white.as_str().into(),
             bots: ByColor {
                 black: game.bots[0],
                 white: game.bots[1],
@@ -188,7 +248,7 @@ impl GameSummary<'_> {
             rated: game.terms.rated,
             time: game.terms.time.to_json(),
             moves: game.moves().len(),
-            to_move: game.to_move().name(),
+            to_move: game.to_move(),
         }
     }
 }
@@ -225,13 +285,13 @@ pub fn finished_view(game: &FinishedGame) -> Value {
 }
 
 /// A waiting seek, as the lobby lists it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SeekView<'a> {
-    pub name: &'a str,
+    pub name: Cow<'a, str>,
     /// One size as a number, several as a list.
     pub size: Value,
-    pub color: &'static str,
-    pub opponent: &'static str,
+    pub color: SeekColor,
+    pub opponent: Opponent,
     pub bot: bool,
     /// The player's rank.
     pub rank: String,
@@ -240,23 +300,23 @@ pub struct SeekView<'a> {
     pub handicap: Value,
     pub komi: f64,
     pub time: Value,
-    pub scoring: &'static str,
+    pub scoring: Scoring,
 }
 
 impl SeekView<'_> {
     pub fn of(seek: &Seek) -> SeekView<'_> {
         SeekView {
-            name: &seek.name,
+            name: seek.name.as_str().into(),
             size: sizes_value(&seek.sizes),
-            color: seek.color.name(),
-            opponent: seek.opponent.name(),
+            color: seek.color,
+            opponent: seek.opponent,
             bot: seek.bot,
             rank: seek.rating.rank_label(),
             rated: seek.terms.rated,
             handicap: seek.terms.handicap.to_json(),
             komi: seek.terms.komi,
             time: seek.terms.time.to_json(),
-            scoring: seek.terms.scoring.name(),
+            scoring: seek.terms.scoring,
         }
     }
 }
@@ -277,7 +337,7 @@ fn score_view(result: GameResult) -> Option<ScoreView> {
     })
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StandingView {
     pub name: String,
     pub wins: u32,
@@ -306,13 +366,14 @@ impl From<&Standing> for StandingView {
     }
 }
 
-/// A message from the server.
-#[derive(Serialize)]
+/// A message from the server: borrowing the server's objects as it writes them, owning what
+/// it read as a [`ServerFrame`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ServerMessage<'a> {
     Welcome {
-        name: &'a str,
-        token: &'a str,
+        name: Cow<'a, str>,
+        token: Cow<'a, str>,
         wins: u32,
         losses: u32,
         bot: bool,
@@ -324,36 +385,39 @@ pub enum ServerMessage<'a> {
     Seeking {
         /// One size as a number, several as a list.
         size: Value,
-        color: &'static str,
-        opponent: &'static str,
+        color: SeekColor,
+        opponent: Opponent,
         rated: bool,
         handicap: Value,
         komi: f64,
         time: Value,
-        scoring: &'static str,
+        scoring: Scoring,
     },
     Cancelled,
     Start {
         game: GameState<'a>,
     },
     Played {
-        game: &'a str,
+        game: Cow<'a, str>,
         ply: usize,
-        color: &'static str,
-        point: Option<&'a str>,
-        captured: &'a [String],
-        to_move: &'static str,
+        #[serde(with = "color")]
+        color: Color,
+        point: Option<Cow<'a, str>>,
+        captured: Cow<'a, [String]>,
+        #[serde(with = "color")]
+        to_move: Color,
         remaining_ms: u64,
         clocks: Value,
     },
     Over {
-        game: &'a str,
-        winner: Option<&'static str>,
-        reason: &'static str,
+        game: Cow<'a, str>,
+        #[serde(with = "optional_color")]
+        winner: Option<Color>,
+        reason: EndReason,
         score: Option<ScoreView>,
         records: RecordsView,
         /// A rated game's rating changes; `null` for an unrated one.
-        ratings: Option<&'a Value>,
+        ratings: Option<Cow<'a, Value>>,
     },
     State {
         game: GameState<'a>,
@@ -361,23 +425,30 @@ pub enum ServerMessage<'a> {
     /// A chat message: to both players and the watchers, or (`channel` `watchers`, a
     /// watcher's while the game is on) to the watchers only.
     Chat {
-        game: &'a str,
-        from: &'a str,
-        text: &'a str,
+        game: Cow<'a, str>,
+        from: Cow<'a, str>,
+        text: Cow<'a, str>,
         ply: usize,
         at_ms: u64,
-        channel: &'static str,
+        channel: ChatChannel,
     },
     /// To both players: `by` asks to take back the last turn, `ply` turns into the game.
     UndoRequested {
-        game: &'a str,
+        game: Cow<'a, str>,
         ply: usize,
-        by: &'static str,
+        #[serde(with = "color")]
+        by: Color,
     },
     /// To the requester: the opponent refused, or played on.
     UndoDeclined {
-        game: &'a str,
+        game: Cow<'a, str>,
         ply: usize,
+    },
+    /// To both players and the watchers: the scoring phase began, or its marks changed.
+    Scoring {
+        game: Cow<'a, str>,
+        #[serde(flatten)]
+        marks: Marks,
     },
     /// To both players and the watchers: the scoring phase ended, play goes on.
     Resumed {
@@ -390,35 +461,39 @@ pub enum ServerMessage<'a> {
     /// A player of a game connected to the server after being connected nowhere, or the
     /// reverse; told to the opponent.
     Presence {
-        game: &'a str,
-        name: &'a str,
-        color: &'static str,
+        game: Cow<'a, str>,
+        name: Cow<'a, str>,
+        #[serde(with = "color")]
+        color: Color,
         connected: bool,
     },
     Pong {
-        t: &'a Value,
+        t: Value,
         server_ms: u64,
     },
     /// After `unwatch`: nothing more of the game comes.
     Unwatched {
-        game: &'a str,
+        game: Cow<'a, str>,
     },
     /// The lobby's lists: the seeks waiting (as `/api/seeks`) and the games being played (as
     /// `/api/games`, with their `total`).
     Lobby {
-        seeks: &'a Value,
-        games: &'a Value,
+        seeks: Cow<'a, Value>,
+        games: Cow<'a, Value>,
         total: usize,
     },
     /// After `unwatch_lobby`.
     UnwatchedLobby,
-    Error(&'a Refused),
+    Error(Refused),
     Goodbye {
-        reason: &'a str,
+        reason: Cow<'a, str>,
     },
 }
 
-#[derive(Clone, Debug, Serialize)]
+/// A message from the server as its peers read it.
+pub type ServerFrame = ServerMessage<'static>;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RecordsView {
     pub black: StandingView,
     pub white: StandingView,
@@ -433,19 +508,33 @@ impl From<&Records> for RecordsView {
     }
 }
 
-impl ServerMessage<'_> {
+impl<'a> ServerMessage<'a> {
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("server messages always serialise")
     }
 
+    /// `played` of `turn`, just played in `game`.
+    pub fn played(game: &'a ServerGame, turn: &'a Turn) -> ServerMessage<'a> {
+        ServerMessage::Played {
+            game: game.id.as_str().into(),
+            ply: turn.ply,
+            color: turn.color,
+            point: turn.point.as_deref().map(Into::into),
+            captured: turn.captured.as_slice().into(),
+            to_move: game.to_move(),
+            remaining_ms: game.turn_time_ms(),
+            clocks: clocks_view(game),
+        }
+    }
+
     pub fn over(game: &str, result: GameResult, records: &Records, ratings: Option<&Value>) -> String {
         ServerMessage::Over {
-            game,
-            winner: result.winner.map(Color::name),
-            reason: result.reason.name(),
+            game: game.into(),
+            winner: result.winner,
+            reason: result.reason,
             score: score_view(result),
             records: records.into(),
-            ratings,
+            ratings: ratings.map(Cow::Borrowed),
         }
         .to_json()
     }

@@ -1,16 +1,24 @@
 //! The wire protocol (docs/protocol.md): client frames parsed with errors that name the bad
-//! field, and the server's messages as JSON text.
+//! field, and the server's messages as JSON text; both read and written by the same types, by
+//! the server and by its own peers. `docs/protocol-examples.jsonl` holds an example of each.
 
-use serde::Serialize;
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use gokata_engine::Color;
 
+mod client_json;
+mod colors;
+#[cfg(test)]
+mod examples;
 mod messages;
 mod seek;
 #[cfg(test)]
 mod tests;
 
+pub use client_json::WithRef;
 pub use messages::*;
 pub use seek::AskedTerms;
 
@@ -18,7 +26,7 @@ pub use seek::AskedTerms;
 pub const MAX_FRAME_BYTES: usize = 16 * 1024;
 
 /// The error codes of the protocol.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     BadRequest,
@@ -34,14 +42,15 @@ pub enum ErrorCode {
 }
 
 /// A refused request: the `error` frame.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Refused {
     pub code: ErrorCode,
     pub message: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub game: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<&'static str>,
+    /// Why a move is illegal (`occupied`, `suicide`, `ko`...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<Cow<'static, str>>,
 }
 
 impl Refused {
@@ -64,7 +73,8 @@ impl Refused {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum SeekColor {
     Black,
     White,
@@ -97,7 +107,8 @@ impl SeekColor {
 }
 
 /// Whom a seek will play: people, computer programs (bots), or either.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Opponent {
     Human,
     Computer,
@@ -254,15 +265,17 @@ impl ClientFrame {
             ));
             return (None, Err(refused));
         }
-        let value: Value = match serde_json::from_str(text) {
-            Ok(value) => value,
-            Err(error) => {
-                return (
-                    None,
-                    Err(Refused::bad_request(format!("the frame is not JSON: {error}"))),
-                )
-            }
-        };
+        match serde_json::from_str(text) {
+            Ok(value) => ClientFrame::from_value_with_ref(value),
+            Err(error) => (
+                None,
+                Err(Refused::bad_request(format!("the frame is not JSON: {error}"))),
+            ),
+        }
+    }
+
+    /// Reads a frame already parsed as JSON, and its `ref`, as [`ClientFrame::parse_with_ref`].
+    pub fn from_value_with_ref(value: Value) -> (Option<Ref>, Result<ClientFrame, Refused>) {
         let Value::Object(fields) = value else {
             let refused =
                 Refused::bad_request(format!("a frame must be a JSON object, not {}", kind(&value)));

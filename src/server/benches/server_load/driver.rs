@@ -7,11 +7,10 @@ use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
 use gokata_engine::Rng;
-use serde_json::Value;
 use tokio::net::TcpStream;
 use tokio::sync::{watch, Semaphore};
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
-use tokio_tungstenite::tungstenite::{Error as WsError, Message};
+use tokio_tungstenite::tungstenite::{Error as WsError, Message, Utf8Bytes};
 use tokio_tungstenite::WebSocketStream;
 
 use crate::measure::Stats;
@@ -213,10 +212,12 @@ impl Turns {
 pub(crate) trait Role: Send + 'static {
     fn name(&self) -> String;
     fn hello(&self) -> String;
-    fn welcomed(&mut self, frame: &Value) -> Result<(), String>;
+    /// The answer to `hello`, as text.
+    fn welcomed(&mut self, frame: &str) -> Result<(), String>;
     /// Playing begins.
     fn run(&mut self, at: &mut Moment);
-    fn frame(&mut self, frame: Value, at: &mut Moment) -> Result<(), String>;
+    /// A frame, as text: each role reads it as the frames it expects.
+    fn frame(&mut self, frame: &str, at: &mut Moment) -> Result<(), String>;
     /// Its first game has started.
     fn started(&self) -> bool {
         true
@@ -281,12 +282,10 @@ async fn connect(port: u16) -> Result<Socket, String> {
     Ok(socket)
 }
 
-/// The JSON of a text frame; `None` for a frame of another kind, which is passed over.
-fn received(message: Option<Result<Message, WsError>>) -> Result<Option<Value>, String> {
+/// A text frame; `None` for a frame of another kind, which is passed over.
+fn received(message: Option<Result<Message, WsError>>) -> Result<Option<Utf8Bytes>, String> {
     match message {
-        Some(Ok(Message::Text(text))) => serde_json::from_str(text.as_str())
-            .map(Some)
-            .map_err(|e| format!("not JSON ({e}): {text}")),
+        Some(Ok(Message::Text(text))) => Ok(Some(text)),
         Some(Ok(Message::Close(frame))) => Err(format!("the server closed the connection: {frame:?}")),
         Some(Ok(_)) => Ok(None),
         Some(Err(e)) => Err(format!("the connection failed: {e}")),
@@ -294,7 +293,7 @@ fn received(message: Option<Result<Message, WsError>>) -> Result<Option<Value>, 
     }
 }
 
-async fn next_frame(socket: &mut Socket) -> Result<Value, String> {
+async fn next_frame(socket: &mut Socket) -> Result<Utf8Bytes, String> {
     loop {
         let message = tokio::time::timeout(CONNECT_TIMEOUT, socket.next())
             .await
@@ -409,7 +408,7 @@ async fn drive_socket<R: Role>(
                 let now = Instant::now();
                 if let Some(frame) = received(message)? {
                     let running = phase == Phase::Run;
-                    role.frame(frame, &mut Moment { now, running, shared, out: &mut out })?;
+                    role.frame(frame.as_str(), &mut Moment { now, running, shared, out: &mut out })?;
                 }
             }
             changed = phases.changed() => {

@@ -12,7 +12,8 @@ use axum::routing::get;
 use axum::serve::ListenerExt;
 use axum::Router;
 use futures_util::{SinkExt, StreamExt};
-use gokata_engine::Rng;
+use gokata_engine::{Color, Rng};
+use gokata_server::protocol::{ServerFrame, ServerMessage};
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
@@ -160,23 +161,32 @@ impl EchoPeer {
         }
     }
 
-    /// Sends the next frame when it is due.
+    fn color(&self) -> Color {
+        if self.side == 0 {
+            Color::Black
+        } else {
+            Color::White
+        }
+    }
+
+    /// Sends the next frame when it is due: a `played` as the server writes one.
     fn send_turn(&mut self, at: &mut Moment, first: bool) {
         let ply = self.next;
         let not_before = at
             .shared
             .not_before(&self.turns.sent, ply, at.now, first, &mut self.rng);
-        let (color, to_move) = if self.side == 0 {
-            ("black", "white")
-        } else {
-            ("white", "black")
+        let clock = json!({"main_ms": 300_000});
+        let played = ServerMessage::Played {
+            game: format!("echo{:08}", self.pair).into(),
+            ply,
+            color: self.color(),
+            point: Some("5E".into()),
+            captured: Vec::new().into(),
+            to_move: self.color().opponent(),
+            remaining_ms: 300_000,
+            clocks: json!({"black": clock, "white": clock}),
         };
-        // The size of a `played` frame.
-        let text = format!(
-            r#"{{"type":"played","game":"echo{:08}","ply":{ply},"color":"{color}","point":"5E","captured":[],"to_move":"{to_move}","remaining_ms":300000}}"#,
-            self.pair
-        );
-        self.turns.send(ply, text, not_before, at.out);
+        self.turns.send(ply, played.to_json(), not_before, at.out);
     }
 }
 
@@ -189,7 +199,9 @@ impl Role for EchoPeer {
         json!({"type": "hello", "pair": self.pair, "side": self.side}).to_string()
     }
 
-    fn welcomed(&mut self, frame: &Value) -> Result<(), String> {
+    fn welcomed(&mut self, frame: &str) -> Result<(), String> {
+        // The relay's own welcome, not the game server's.
+        let frame: Value = serde_json::from_str(frame).map_err(|e| format!("not JSON ({e}): {frame}"))?;
         if frame["type"] != "welcome" {
             return Err(format!("hello was answered by {frame}"));
         }
@@ -202,14 +214,14 @@ impl Role for EchoPeer {
         }
     }
 
-    fn frame(&mut self, frame: Value, at: &mut Moment) -> Result<(), String> {
-        if frame["type"] != "played" || frame["ply"] != self.next {
-            return Err(format!("expected frame {}, got {frame}", self.next));
-        }
+    fn frame(&mut self, frame: &str, at: &mut Moment) -> Result<(), String> {
+        let color = match serde_json::from_str(frame) {
+            Ok(ServerFrame::Played { ply, color, .. }) if ply == self.next => color,
+            _ => return Err(format!("expected frame {}, got {frame}", self.next)),
+        };
         let ply = self.next;
         self.next += 1;
-        let mine = frame["color"] == if self.side == 0 { "black" } else { "white" };
-        if mine {
+        if color == self.color() {
             if !self.turns.on_my_turn_acknowledged(ply, at.now, at.shared) {
                 return Err(format!("an echo of frame {ply}, which I did not send"));
             }

@@ -6,7 +6,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use gokata_engine::{area_score, coord, Color, Game, Rng};
-use serde_json::{json, Value};
+use gokata_server::game::EndReason;
+use gokata_server::protocol::{
+    AskedTerms, ClientFrame, GameState, GameStatus, Opponent, SeekColor, ServerFrame,
+};
 
 use crate::driver::{Moment, Out, Role, Sent, Turns};
 use crate::{KOMI, SIZE, STRANDED_AFTER, TURN_CAP, VERIFY_PER_PLAYER};
@@ -25,17 +28,17 @@ struct Current {
 }
 
 impl Current {
-    /// Plays the next turn, `point` (a JSON point or null), on the engine and logs it; with
+    /// Plays the next turn, `point` (`None`: a pass), on the engine and logs it; with
     /// `captured`, the number of stones the server says it took, which must be the engine's.
-    fn apply(&mut self, point: &Value, captured: Option<usize>) -> Result<(), String> {
+    fn apply(&mut self, point: Option<&str>, captured: Option<usize>) -> Result<(), String> {
         let (id, ply) = (&self.log.id, self.log.moves.len());
         let color = self.engine.to_move();
         let taken = match point {
-            Value::Null => {
+            None => {
                 self.engine.pass();
                 0
             }
-            Value::String(text) => {
+            Some(text) => {
                 let (row, col) =
                     coord::parse(text, SIZE, SIZE).map_err(|e| format!("game {id} ply {ply}: {e}"))?;
                 let p = self.engine.board().point(row, col);
@@ -45,14 +48,13 @@ impl Current {
                     .map_err(|e| format!("game {id} ply {ply}: the engine refuses {text}: {e}"))?;
                 before - self.engine.board().stone_count(color.opponent())
             }
-            _ => return Err(format!("game {id} ply {ply}: a bad point {point}")),
         };
         if captured.is_some_and(|captured| captured != taken) {
             return Err(format!(
-                "game {id} ply {ply}: {point} captures {taken} stones, the server says {captured:?}"
+                "game {id} ply {ply}: {point:?} captures {taken} stones, the server says {captured:?}"
             ));
         }
-        self.log.moves.push(point.as_str().map(str::to_string));
+        self.log.moves.push(point.map(str::to_string));
         Ok(())
     }
 
@@ -106,8 +108,14 @@ impl Player {
 
     fn seek(&mut self, at: &mut Moment) {
         self.seeking_since = Some(at.now);
+        let seek = ClientFrame::Seek {
+            sizes: vec![SIZE],
+            color: SeekColor::Any,
+            opponent: Opponent::Human,
+            terms: AskedTerms::default(),
+        };
         at.out.push(Out {
-            text: r#"{"type":"seek","size":9,"color":"any"}"#.into(),
+            text: seek.to_json(),
             stamp: None,
             not_before: None,
         });
@@ -134,39 +142,35 @@ impl Player {
                 coord::format(row, col, SIZE)
             })
         };
-        let id = &current.log.id;
+        let game = current.log.id.clone();
         let text = match point {
-            Some(point) => json!({"type": "move", "game": id, "ply": ply, "point": point}),
-            None => json!({"type": "pass", "game": id, "ply": ply}),
+            Some(point) => ClientFrame::Move { game, ply, point },
+            None => ClientFrame::Pass { game, ply },
         }
-        .to_string();
+        .to_json();
         self.turns.send(ply, text, not_before, at.out);
     }
 
-    fn start(&mut self, frame: &Value, at: &mut Moment) -> Result<(), String> {
+    fn start(&mut self, state: GameState, at: &mut Moment) -> Result<(), String> {
         if let Some(current) = &self.current {
             return Err(format!("a start while game {} goes on", current.log.id));
         }
-        let state = &frame["game"];
-        let id = state["id"]
-            .as_str()
-            .ok_or("a start without a game id")?
-            .to_string();
-        let me = if state["black"] == self.name.as_str() {
+        let id = state.id.to_string();
+        let me = if state.black == self.name {
             Color::Black
-        } else if state["white"] == self.name.as_str() {
+        } else if state.white == self.name {
             Color::White
         } else {
-            return Err(format!("a start of game {id} that is not mine: {state}"));
+            return Err(format!("a start of game {id} that is not mine: {state:?}"));
         };
-        let carried = match state["moves"].as_array() {
-            Some(moves) if state["size"] == SIZE => moves,
-            _ => return Err(format!("game {id} does not start as a 9x9 game: {state}")),
-        };
+        if state.size != SIZE {
+            return Err(format!("game {id} does not start as a 9x9 game: {state:?}"));
+        }
+        let carried = &state.moves;
         // Only the opponent's first turn can be played before this player hears of the game.
         if !carried.is_empty() && (carried.len() > 1 || me == Color::Black) {
             return Err(format!(
-                "game {id} starts with turns I could not have seen: {state}"
+                "game {id} starts with turns I could not have seen: {state:?}"
             ));
         }
         self.turns.sent = self
@@ -182,8 +186,7 @@ impl Player {
         at.shared.in_game.fetch_add(1, Ordering::SeqCst);
         if me == Color::Black {
             self.turns.stats.games_started += 1;
-            let white = state["white"].as_str().unwrap_or_default();
-            if self.process_of(white) != self.process_of(&self.name) {
+            if self.process_of(&state.white) != self.process_of(&self.name) {
                 self.turns.stats.games_across += 1;
             }
         }
@@ -199,8 +202,8 @@ impl Player {
         };
         // On several processes, the opponent's process may store the first turn before this
         // player's process announces the game: `start` then carries it, and no `played` does.
-        for point in carried {
-            current.apply(point, None)?;
+        for point in carried.iter() {
+            current.apply(point.as_deref(), None)?;
         }
         let my_turn = current.engine.to_move() == me;
         let id = current.log.id.clone();
@@ -220,28 +223,28 @@ impl Player {
         Ok(())
     }
 
-    fn played(&mut self, frame: &Value, at: &mut Moment) -> Result<(), String> {
+    /// A `played` (`frame`, as text, for the errors).
+    fn played(&mut self, frame: &str, turn: PlayedTurn, at: &mut Moment) -> Result<(), String> {
         let current = self
             .current
             .as_mut()
             .ok_or_else(|| format!("played outside a game: {frame}"))?;
         let id = &current.log.id;
-        if frame["game"] != id.as_str() {
+        if turn.game != *id {
             return Err(format!("played of another game than {id}: {frame}"));
         }
         let ply = current.log.moves.len();
-        if frame["ply"] != ply {
+        if turn.ply != ply {
             return Err(format!("game {id}: expected played of ply {ply}, got {frame}"));
         }
         let color = current.engine.to_move();
-        if frame["color"] != color.name() || frame["to_move"] != color.opponent().name() {
+        if turn.color != color || turn.to_move != color.opponent() {
             return Err(format!(
                 "game {id} ply {ply}: {} was to move, got {frame}",
                 color.name()
             ));
         }
-        let captured = frame["captured"].as_array().map_or(usize::MAX, Vec::len);
-        current.apply(&frame["point"], Some(captured))?;
+        current.apply(turn.point.as_deref(), Some(turn.captured))?;
         let id = &current.log.id;
         if color == current.me {
             if !self.turns.on_my_turn_acknowledged(ply, at.now, at.shared) {
@@ -260,27 +263,25 @@ impl Player {
         Ok(())
     }
 
-    fn over(&mut self, frame: &Value, at: &mut Moment) -> Result<(), String> {
+    /// An `over` (`frame`, as text, for the errors).
+    fn over(&mut self, frame: &str, over: Over, at: &mut Moment) -> Result<(), String> {
         let mut current = self
             .current
             .take()
             .ok_or_else(|| format!("over outside a game: {frame}"))?;
         let id = &current.log.id;
-        if frame["game"] != id.as_str() {
+        if over.game != *id {
             return Err(format!("over of another game than {id}: {frame}"));
         }
-        if frame["reason"] != "passes" || !current.two_passes() || self.turns.awaiting.is_some() {
+        if over.reason != EndReason::Passes || !current.two_passes() || self.turns.awaiting.is_some() {
             return Err(format!(
                 "game {id} is over unexpectedly after {} turns: {frame}",
                 current.log.moves.len()
             ));
         }
         let score = area_score(current.engine.board(), KOMI);
-        let winner = score.winner().map(Color::name);
-        if frame["winner"].as_str() != winner
-            || frame["score"]["black"] != score.black
-            || frame["score"]["white"] != score.white
-        {
+        let told = over.score.map(|told| (told.black, told.white));
+        if over.winner != score.winner() || told != Some((score.black, score.white)) {
             return Err(format!(
                 "game {id}: the engine scores {score:?}, the server says {frame}"
             ));
@@ -297,9 +298,8 @@ impl Player {
         Ok(())
     }
 
-    fn state(&mut self, frame: &Value) -> Result<(), String> {
-        let state = &frame["game"];
-        let id = state["id"].as_str().unwrap_or_default();
+    fn state(&mut self, frame: &str, state: GameState) -> Result<(), String> {
+        let id = state.id.as_ref();
         if !self.syncing.remove(id) {
             return Err(format!("a state I did not ask for: {frame}"));
         }
@@ -308,25 +308,47 @@ impl Player {
             Some(current) if current.log.id == id => &current.log,
             _ => self.done.iter().find(|log| log.id == id).expect("a game of mine"),
         };
-        let moves: Vec<Option<String>> = state["moves"]
-            .as_array()
-            .ok_or_else(|| format!("a state without moves: {frame}"))?
-            .iter()
-            .map(|m| m.as_str().map(str::to_string))
-            .collect();
-        let status = if log.over { "over" } else { "playing" };
-        if moves != log.moves || state["status"] != status {
+        let status = if log.over {
+            GameStatus::Over
+        } else {
+            GameStatus::Playing
+        };
+        if *state.moves != log.moves || state.status != status {
             return Err(format!(
-                "game {id}: {} turns acknowledged ({status}), the server has {} ({}): lost or extra turns",
+                "game {id}: {} turns acknowledged ({status:?}), the server has {} ({:?}): lost or extra turns",
                 log.moves.len(),
-                moves.len(),
-                state["status"]
+                state.moves.len(),
+                state.status
             ));
         }
         self.turns.stats.verified_games += 1;
-        self.turns.stats.verified_turns += moves.len() as u64;
+        self.turns.stats.verified_turns += state.moves.len() as u64;
         Ok(())
     }
+}
+
+/// What a player checks of a `played`.
+struct PlayedTurn {
+    game: String,
+    ply: usize,
+    color: Color,
+    point: Option<String>,
+    /// How many stones it took.
+    captured: usize,
+    to_move: Color,
+}
+
+/// What a player checks of an `over`.
+struct Over {
+    game: String,
+    winner: Option<Color>,
+    reason: EndReason,
+    score: Option<gokata_server::protocol::ScoreView>,
+}
+
+/// A frame from the server, read as the protocol's own type.
+fn read(text: &str) -> Result<ServerFrame, String> {
+    serde_json::from_str(text).map_err(|e| format!("not a server frame ({e}): {text}"))
 }
 
 impl Role for Player {
@@ -335,28 +357,69 @@ impl Role for Player {
     }
 
     fn hello(&self) -> String {
-        json!({"type": "hello", "name": self.name}).to_string()
+        ClientFrame::Hello {
+            name: self.name.clone(),
+            token: None,
+            bot: false,
+        }
+        .to_json()
     }
 
-    fn welcomed(&mut self, frame: &Value) -> Result<(), String> {
-        if frame["type"] != "welcome" || frame["name"] != self.name.as_str() {
-            return Err(format!("hello was answered by {frame}"));
+    fn welcomed(&mut self, frame: &str) -> Result<(), String> {
+        match read(frame)? {
+            ServerFrame::Welcome { name, .. } if name == self.name => Ok(()),
+            _ => Err(format!("hello was answered by {frame}")),
         }
-        Ok(())
     }
 
     fn run(&mut self, at: &mut Moment) {
         self.seek(at);
     }
 
-    fn frame(&mut self, frame: Value, at: &mut Moment) -> Result<(), String> {
-        match frame["type"].as_str().unwrap_or_default() {
-            "seeking" => Ok(()),
-            "start" => self.start(&frame, at),
-            "played" => self.played(&frame, at),
-            "over" => self.over(&frame, at),
-            "state" => self.state(&frame),
-            "error" | "goodbye" | "welcome" | "pong" | "cancelled" => Err(format!("unexpected: {frame}")),
+    fn frame(&mut self, text: &str, at: &mut Moment) -> Result<(), String> {
+        match read(text)? {
+            ServerFrame::Seeking { .. } => Ok(()),
+            ServerFrame::Start { game } => self.start(game, at),
+            ServerFrame::Played {
+                game,
+                ply,
+                color,
+                point,
+                captured,
+                to_move,
+                ..
+            } => {
+                let turn = PlayedTurn {
+                    game: game.into_owned(),
+                    ply,
+                    color,
+                    point: point.map(|point| point.into_owned()),
+                    captured: captured.len(),
+                    to_move,
+                };
+                self.played(text, turn, at)
+            }
+            ServerFrame::Over {
+                game,
+                winner,
+                reason,
+                score,
+                ..
+            } => {
+                let over = Over {
+                    game: game.into_owned(),
+                    winner,
+                    reason,
+                    score,
+                };
+                self.over(text, over, at)
+            }
+            ServerFrame::State { game } => self.state(text, game),
+            ServerFrame::Error(_)
+            | ServerFrame::Goodbye { .. }
+            | ServerFrame::Welcome { .. }
+            | ServerFrame::Pong { .. }
+            | ServerFrame::Cancelled => Err(format!("unexpected: {text}")),
             _ => Ok(()),
         }
     }
@@ -378,7 +441,7 @@ impl Role for Player {
         let skip = mine.len().saturating_sub(VERIFY_PER_PLAYER);
         for log in mine.into_iter().skip(skip) {
             out.push(Out {
-                text: json!({"type": "sync", "game": log.id}).to_string(),
+                text: ClientFrame::Sync { game: log.id.clone() }.to_json(),
                 stamp: None,
                 not_before: None,
             });
