@@ -9,8 +9,9 @@ use serde_json::Value;
 use crate::auth;
 use crate::game::{GameResult, ServerGame};
 use crate::protocol::{ErrorCode, Refused, ServerMessage};
-use crate::store::{Outcome, Records, StoreError, Write};
+use crate::store::{Change, Outcome, Records, StoreError, Write};
 
+use super::batch::Batch;
 use super::turns::player_keys;
 use super::{ConnId, Delivery, Hub, LiveGame, LiveView, Outgoing, Pending};
 
@@ -22,16 +23,25 @@ impl Hub {
     /// whose write was rejected, or whose result the store counted after a turn this process
     /// had not seen, is read again first (announcing what it had missed), so that nothing
     /// delivered shows what was not stored; the sender of a rejected request gets the state.
+    /// Then tells the other processes what stores nothing, and withdraws the seeks of players
+    /// closed for being too slow.
     pub(super) async fn commit_and_deliver(&mut self) -> Result<(), StoreError> {
-        let writes = std::mem::take(&mut self.writes);
-        let origins = std::mem::take(&mut self.origins);
+        let Batch {
+            writes,
+            origins,
+            deliveries,
+            clocks_to_start,
+            closed,
+            to_announce,
+        } = std::mem::take(&mut self.batch);
         let outcomes = if writes.is_empty() {
             Vec::new()
         } else {
             match self.store.commit(&writes).await {
                 Ok(outcomes) => outcomes,
                 Err(error) if self.store.is_shared() => {
-                    self.lost_batch(&writes, &origins, error).await;
+                    self.lost_batch(&writes, &origins, deliveries, error).await;
+                    self.after_commit(to_announce, closed).await;
                     return Ok(());
                 }
                 Err(error) => return Err(error),
@@ -75,7 +85,7 @@ impl Hub {
                 self.failure.get_or_insert(error);
             }
         }
-        for (game_id, write) in std::mem::take(&mut self.clocks_to_start) {
+        for (game_id, write) in clocks_to_start {
             if outcomes[write] != Outcome::Rejected && !reread.contains(&game_id) {
                 let move_time = self.games.get(&game_id).map(|live| live.game.turn_time_ms());
                 if let Some(move_time) = move_time {
@@ -85,7 +95,7 @@ impl Hub {
         }
         // Before anything is told: whoever is told a turn can read it.
         self.publish();
-        for pending in std::mem::take(&mut self.deliveries) {
+        for pending in deliveries {
             let records = match pending
                 .after
                 .map(|write| (&outcomes[write], writes[write].game()))
@@ -104,7 +114,24 @@ impl Hub {
         }
         self.flush_deliveries();
         self.ended.clear();
+        self.after_commit(to_announce, closed).await;
         Ok(())
+    }
+
+    /// What follows a batch's commit: the other processes told what stores nothing (again
+    /// after a lost database: each may be told twice), the seeks of players `closed` withdrawn.
+    async fn after_commit(&mut self, to_announce: Vec<Change>, closed: Vec<String>) {
+        if !to_announce.is_empty() {
+            if let Err(error) = self.store.announce(&to_announce).await {
+                self.batch.to_announce.splice(0..0, to_announce);
+                self.failure.get_or_insert(error);
+            }
+        }
+        for name in closed {
+            if let Err(error) = self.store.withdraw_seek(&name).await {
+                self.failure.get_or_insert(error);
+            }
+        }
     }
 
     /// The commit failed on a shared store: whether it was stored is unknown. Once the store
@@ -115,6 +142,7 @@ impl Hub {
         &mut self,
         writes: &[Write],
         origins: &[Option<ConnId>],
+        deliveries: Vec<Pending>,
         error: StoreError,
     ) {
         for write in writes {
@@ -122,8 +150,7 @@ impl Hub {
                 live.dirty = true;
             }
         }
-        self.clocks_to_start.clear();
-        let independent: Vec<Pending> = std::mem::take(&mut self.deliveries)
+        let independent: Vec<Pending> = deliveries
             .into_iter()
             .filter(|pending| pending.after.is_none())
             .collect();
@@ -191,7 +218,7 @@ impl Hub {
 
     /// Delivers what was queued outside a batch's commit (replies while catching up).
     pub(super) fn flush_deliveries(&mut self) {
-        for pending in std::mem::take(&mut self.deliveries) {
+        for pending in std::mem::take(&mut self.batch.deliveries) {
             self.deliver_pending(pending, None);
         }
     }
@@ -268,16 +295,9 @@ impl Hub {
         }
     }
 
-    /// Queues a write of this batch; its index.
-    pub(super) fn write(&mut self, write: Write, origin: Option<ConnId>) -> usize {
-        self.writes.push(write);
-        self.origins.push(origin);
-        self.writes.len() - 1
-    }
-
     pub(super) fn deliver_later(&mut self, after: Option<usize>, delivery: Delivery) {
         let answer_to = self.answering.clone();
-        self.deliveries.push(Pending {
+        self.batch.deliveries.push(Pending {
             after,
             delivery,
             answer_to,

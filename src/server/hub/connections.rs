@@ -75,7 +75,7 @@ impl Hub {
             .outbox
             .try_send(Outgoing::Close(1008, "too slow: messages were not read"));
         if let Some(name) = self.forget_connection(conn) {
-            self.closed.push(name);
+            self.batch.closed.push(name);
         }
     }
 

@@ -13,11 +13,12 @@
 //! can run it on paused time.
 //!
 //! This module holds the hub's state and its loop (a batch: events handled, committed,
-//! delivered); its jobs are modules of their own: `sign_in`, `pairing`, `turns`,
-//! `clocks`, `commit` (the commit and what it lets be delivered), `remote` (the other
-//! processes' changes, and a lost database), `queries` (the HTTP API and game states),
-//! `connections`, `presence` and `watching` (a game's watchers), and `publish` (what readers
-//! on other threads see: [`crate::snapshot`]).
+//! delivered); its jobs are modules of their own: `batch` (what a round of events asked for),
+//! `sign_in`, `pairing`, `turns`, `undo`, `chat`, `scoring`, `clocks`, `commit` (the commit,
+//! which consumes the batch, and what it lets be delivered), `remote` (the other processes'
+//! changes, and a lost database), `queries` (`sync` and game states), `connections`,
+//! `presence`, `watching` (a game's watchers), `held` (the games held, and which changed) and
+//! `publish` (what readers on other threads see: [`crate::snapshot`]).
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
@@ -33,7 +34,8 @@ use super::game::{GameResult, ServerGame};
 use super::limits::BucketsByAddress;
 use super::protocol::{ClientFrame, ErrorCode, Ref, Refused, ServerMessage};
 use super::snapshot::Snapshot;
-use super::store::{Change, PlayerRecord, Remote, Store, StoreError, Write};
+use super::store::{Change, PlayerRecord, Remote, Store, StoreError};
+use batch::Batch;
 use clocks::{remaining, sleep_until};
 use held::HeldGames;
 use presence::Elsewhere;
@@ -232,16 +234,8 @@ pub struct Hub {
     /// Entries at or before their games' deadlines; one that comes up early is queued again
     /// for its game's deadline.
     clocks: BinaryHeap<Reverse<(Instant, String)>>,
-    // The batch under way.
-    writes: Vec<Write>,
-    /// The connection whose request made each write, told if the write is rejected or lost.
-    origins: Vec<Option<ConnId>>,
-    deliveries: Vec<Pending>,
-    /// Games whose clock starts when the write of this index is committed.
-    clocks_to_start: Vec<(String, usize)>,
-    /// Players whose last connection here was closed for being too slow: their seeks are
-    /// withdrawn after the batch.
-    closed: Vec<String>,
+    /// The batch under way, consumed by its commit.
+    batch: Batch,
     /// New names registered, by address.
     registrations: BucketsByAddress,
     /// Turns other processes stored, told whole, played after the batch.
@@ -265,8 +259,6 @@ pub struct Hub {
     stopping: Option<watch::Receiver<bool>>,
     /// Who is connected to the other processes on a shared database.
     elsewhere: Elsewhere,
-    /// What to tell the other processes that stores nothing: who connected here or left.
-    to_announce: Vec<Change>,
     /// The watchers of each game watched here, each with the turns it has seen (its `state`
     /// and `played`); no entry for a game nobody here watches.
     rooms: HashMap<String, HashMap<ConnId, usize>>,
@@ -296,11 +288,7 @@ impl Hub {
             seeks_published: None,
             games_held: 0,
             clocks: BinaryHeap::new(),
-            writes: Vec::new(),
-            origins: Vec::new(),
-            deliveries: Vec::new(),
-            clocks_to_start: Vec::new(),
-            closed: Vec::new(),
+            batch: Batch::default(),
             registrations: BucketsByAddress::new(
                 f64::from(registrations_per_hour),
                 f64::from(registrations_per_hour) / 3600.0,
@@ -315,7 +303,6 @@ impl Hub {
             healthy: Arc::new(AtomicBool::new(true)),
             stopping: None,
             elsewhere: Elsewhere::default(),
-            to_announce: Vec::new(),
             rooms: HashMap::new(),
         };
         for now in live {
@@ -406,19 +393,6 @@ impl Hub {
                 }
             }
             self.commit_and_deliver().await?;
-            if !self.to_announce.is_empty() {
-                let changes = std::mem::take(&mut self.to_announce);
-                if let Err(error) = self.store.announce(&changes).await {
-                    // Told again once the database is back (each entry may be told twice).
-                    self.to_announce.splice(0..0, changes);
-                    self.failure.get_or_insert(error);
-                }
-            }
-            for name in std::mem::take(&mut self.closed) {
-                if let Err(error) = self.store.withdraw_seek(&name).await {
-                    self.failure.get_or_insert(error);
-                }
-            }
             if self.failure.is_none() && (self.remote_everything || !self.remote.is_empty()) {
                 let games = self.remote_games().await;
                 if let Err(error) = self.catch_up(games).await {
@@ -502,7 +476,7 @@ impl Hub {
                 // What the others said while this process was not listening is lost: they are
                 // asked again, and told again who is here (they may have taken it for dead).
                 self.elsewhere.told_before_reconnecting();
-                self.to_announce.push(Change::WhoIsHere);
+                self.batch.to_announce.push(Change::WhoIsHere);
                 self.announce_everyone_here();
             }
             Event::Remote(Remote::Alive(alive)) => {
@@ -603,6 +577,7 @@ impl Hub {
     }
 }
 
+mod batch;
 mod chat;
 mod clocks;
 mod commit;

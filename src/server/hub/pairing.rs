@@ -93,7 +93,7 @@ impl Hub {
         } else {
             let write = self.write(Write::NewGame(Box::new(paired.game)), None);
             self.tell_both(players, start, Some(write));
-            self.clocks_to_start.push((id, write));
+            self.batch.clocks_to_start.push((id, write));
         }
         Ok(())
     }

@@ -138,7 +138,7 @@ impl Hub {
 
     pub(super) fn announce_presence(&mut self, name: &str, here: bool) {
         if self.store.is_shared() {
-            self.to_announce.push(Change::Presence {
+            self.batch.to_announce.push(Change::Presence {
                 player: name.to_string(),
                 here,
             });

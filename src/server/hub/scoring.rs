@@ -83,7 +83,7 @@ impl Hub {
             self.deliver_later(Some(write), Delivery::ToPlayer(player, text.clone()));
         }
         self.tell_watchers_later(game_id, None, &text, Some(write));
-        self.clocks_to_start.push((game_id.to_string(), write));
+        self.batch.clocks_to_start.push((game_id.to_string(), write));
         Ok(())
     }
 

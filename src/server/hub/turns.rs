@@ -105,7 +105,7 @@ impl Hub {
                 if self.games[game_id].game.scoring.is_some() {
                     self.begin_scoring(game_id, conn);
                 }
-                self.clocks_to_start.push((game_id.to_string(), write));
+                self.batch.clocks_to_start.push((game_id.to_string(), write));
             }
         }
         if let Some(live) = self.games.get_mut(game_id) {

@@ -129,7 +129,7 @@ impl Hub {
                 text,
             },
         );
-        self.clocks_to_start.push((game_id.to_string(), write));
+        self.batch.clocks_to_start.push((game_id.to_string(), write));
         Ok(())
     }
 
