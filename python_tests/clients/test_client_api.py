@@ -479,7 +479,7 @@ def test_a_timeout_says_whether_the_opponent_or_the_server_is_silent(own_server:
         with pytest.raises(TimeoutError) as unfinished:
             theirs.result(timeout=0.2)
         assert f"game {game.id} is still going on: black to play (turn 1)" in str(unfinished.value)
-        own_server.send_signal(signal.SIGSTOP)  # connected, but the server does not answer
+        own_server.suspend()  # connected, but the server does not answer
         try:
             with pytest.raises(TimeoutError) as silent:
                 game.move("5E", timeout=0.5)

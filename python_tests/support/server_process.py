@@ -139,6 +139,29 @@ class ServerProcess:
         assert self.process is not None
         self.process.send_signal(signum)
 
+    def suspend(self) -> None:
+        """SIGSTOP, returning once every thread of the process has stopped (the signal takes
+        effect on each thread as the kernel next schedules it)."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGSTOP)
+        tasks = Path(f"/proc/{self.process.pid}/task")
+
+        def stopped() -> bool:
+            states = []
+            for stat in tasks.glob("*/stat"):
+                try:
+                    # The state follows the command, which is in parentheses and may hold spaces.
+                    states.append(stat.read_text().rsplit(")", 1)[1].split()[0])
+                except (OSError, IndexError):
+                    continue
+            return bool(states) and all(state in "tT" for state in states)
+
+        deadline = time.monotonic() + 10
+        while not stopped():
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the server (pid {self.process.pid}) did not stop on SIGSTOP")
+            time.sleep(0.01)
+
     def wait(self, timeout: float) -> int:
         """The exit status, waiting up to ``timeout`` seconds (then TimeoutExpired)."""
         assert self.process is not None
