@@ -51,6 +51,10 @@
 //! paced below the server's per-connection rate limit (100 frames a second), which only binds
 //! with very few games.
 
+#[path = "server_load/audience.rs"]
+mod audience;
+#[path = "server_load/audience_rounds.rs"]
+mod audience_rounds;
 #[path = "server_load/driver.rs"]
 mod driver;
 #[path = "server_load/echo.rs"]
@@ -63,10 +67,14 @@ mod measure;
 mod plan;
 #[path = "server_load/postgres.rs"]
 mod postgres;
+#[path = "server_load/readers.rs"]
+mod readers;
 #[path = "server_load/report.rs"]
 mod report;
 #[path = "server_load/servers.rs"]
 mod servers;
+#[path = "server_load/watchers.rs"]
+mod watchers;
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -101,11 +109,39 @@ const SERVER_STOP_TIMEOUT: Duration = Duration::from_secs(15);
 /// part of its read buffer on every read, 128 KiB by default, which costs more than the rest.
 const READ_BUFFER: usize = 4096;
 
+/// Raises this process's limit of open files (RLIMIT_NOFILE) to its hard limit, which the
+/// server processes started after inherit: 10,000 watchers are 10,000 sockets on each side.
+/// The limits before and after.
+fn raise_open_files_limit() -> Result<(u64, u64), String> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit only read and write the struct passed, which lives here.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+        return Err(format!(
+            "cannot read the open files limit: {}",
+            std::io::Error::last_os_error()
+        ));
+    }
+    let before = limit.rlim_cur;
+    limit.rlim_cur = limit.rlim_max;
+    // SAFETY: as above.
+    if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) } != 0 {
+        return Err(format!(
+            "cannot raise the open files limit from {before} to {}: {}",
+            limit.rlim_max,
+            std::io::Error::last_os_error()
+        ));
+    }
+    Ok((before, limit.rlim_cur))
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if let Some(i) = args.iter().position(|a| a == "--serve") {
         return match args.get(i + 1) {
-            Some(db) => serve_game(db.to_string()),
+            Some(db) => serve_game(db.to_string(), args.iter().any(|a| a == "--behind-proxy")),
             None => {
                 eprintln!("server_load: --serve needs a database path");
                 ExitCode::from(2)
@@ -117,6 +153,10 @@ fn main() -> ExitCode {
     }
     if args.iter().any(|a| a == "--echo") {
         return serve_echo();
+    }
+    match raise_open_files_limit() {
+        Ok((before, after)) => println!("open files: the soft limit raised from {before} to the hard limit {after} (the servers inherit it)"),
+        Err(message) => eprintln!("server_load: {message}"),
     }
     let params = match Params::read(args.iter().any(|a| a == "--quick")) {
         Ok(params) => params,

@@ -72,7 +72,7 @@ impl Shared {
         }
     }
 
-    fn fail(&self, message: String) {
+    pub(crate) fn fail(&self, message: String) {
         self.failed.store(true, Ordering::SeqCst);
         self.failures.lock().unwrap().push(message);
     }
@@ -109,7 +109,7 @@ impl Shared {
         (at > now).then_some(at)
     }
 
-    fn in_window(&self, at: Instant) -> bool {
+    pub(crate) fn in_window(&self, at: Instant) -> bool {
         self.window
             .get()
             .is_some_and(|&(start, end)| at >= start && at < end)
@@ -190,6 +190,12 @@ impl Turns {
         shared.undelivered.fetch_add(1, Ordering::SeqCst);
         if shared.in_window(now) {
             self.stats.acked_in_window += 1;
+            if let Some(sent) = self.sent.at(ply) {
+                let micros = now.duration_since(sent).as_micros();
+                self.stats
+                    .ack_latencies_us
+                    .push(micros.min(u32::MAX as u128) as u32);
+            }
         }
         true
     }
@@ -261,9 +267,9 @@ impl Pacer {
     }
 }
 
-type Socket = WebSocketStream<TcpStream>;
+pub(crate) type Socket = WebSocketStream<TcpStream>;
 
-async fn connect(port: u16) -> Result<Socket, String> {
+pub(crate) async fn connect(port: u16) -> Result<Socket, String> {
     let stream = tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(("127.0.0.1", port)))
         .await
         .map_err(|_| "connecting timed out".to_string())?
@@ -282,7 +288,7 @@ async fn connect(port: u16) -> Result<Socket, String> {
 }
 
 /// The JSON of a text frame; `None` for a frame of another kind, which is passed over.
-fn received(message: Option<Result<Message, WsError>>) -> Result<Option<Value>, String> {
+pub(crate) fn received(message: Option<Result<Message, WsError>>) -> Result<Option<Value>, String> {
     match message {
         Some(Ok(Message::Text(text))) => serde_json::from_str(text.as_str())
             .map(Some)
@@ -294,7 +300,7 @@ fn received(message: Option<Result<Message, WsError>>) -> Result<Option<Value>, 
     }
 }
 
-async fn next_frame(socket: &mut Socket) -> Result<Value, String> {
+pub(crate) async fn next_frame(socket: &mut Socket) -> Result<Value, String> {
     loop {
         let message = tokio::time::timeout(CONNECT_TIMEOUT, socket.next())
             .await

@@ -16,6 +16,7 @@ use gokata_engine::Rng;
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
+use crate::audience::Audience;
 use crate::driver::{Moment, Role, Sent, Turns};
 use crate::measure::{measure, Measured, Site};
 use crate::plan::Params;
@@ -251,7 +252,7 @@ pub(crate) fn echo_round(
             (0..2).map(move |side| EchoPeer::new(pair, side, sent.clone()))
         })
         .collect();
-    let ceiling = measure(&site, rate, params, peers)?;
+    let ceiling = measure(&site, rate, params, peers, Audience::Nobody)?;
     echo.stop()?;
     Ok(ceiling)
 }
