@@ -35,7 +35,8 @@ impl AudienceParams {
             readers: 5,
             readers_rate: 400.0,
             watchers_per_game: 2,
-            watchers_rate: 200.0,
+            // Fast enough that games end and their watchers take new ones.
+            watchers_rate: 1500.0,
             watchers_processes: 2,
         }
     }

@@ -312,12 +312,17 @@ impl Watcher {
         Ok(())
     }
 
-    /// Whether the game watched last has every turn its players had acknowledged, and its end;
-    /// if not, how far behind it is.
-    fn behind(&self) -> Option<String> {
-        let last = self.watched.last()?;
+    /// How far behind its players the game watched last is, if it is (at the end, when they
+    /// have every turn acknowledged); an error if it is not behind but different.
+    fn behind(&self) -> Result<Option<String>, String> {
+        let Some(last) = self.watched.last() else {
+            return Ok(None);
+        };
         let (points, over) = last.feed.settled();
-        (last.points != points || last.over != over).then(|| {
+        if !points.starts_with(&last.points) || (last.over && !over) {
+            return Err(difference(last, &points, over));
+        }
+        Ok((last.points.len() < points.len() || last.over != over).then(|| {
             format!(
                 "{}, game {}: {} turns (over: {}), its players {} (over: {over})",
                 self.name(),
@@ -326,37 +331,42 @@ impl Watcher {
                 last.over,
                 points.len()
             )
-        })
+        }))
     }
 
     /// Every game watched, against its players' turns (acknowledged and delivered by now).
     fn check(&mut self) -> Result<(), String> {
         for watched in &self.watched {
             let (points, over) = watched.feed.settled();
-            let id = &watched.feed.id;
-            if watched.points != points {
-                let same = points
-                    .iter()
-                    .zip(&watched.points)
-                    .take_while(|(a, b)| a == b)
-                    .count();
-                return Err(format!(
-                    "game {id}: got {} turns, its players {} acknowledged; they differ from ply \
-                     {same} (a lost, extra or different turn)",
-                    watched.points.len(),
-                    points.len()
-                ));
-            }
-            if watched.over != over {
-                return Err(format!(
-                    "game {id}: over for its players {over}, for the watcher {}",
-                    watched.over
-                ));
+            if watched.points != points || watched.over != over {
+                return Err(difference(watched, &points, over));
             }
             self.stats.turns_checked += points.len() as u64;
         }
         Ok(())
     }
+}
+
+/// How a game as watched differs from its players' `points` and end.
+fn difference(watched: &Watched, points: &[u8], over: bool) -> String {
+    let id = &watched.feed.id;
+    if watched.points == points {
+        return format!(
+            "game {id}: over for its players {over}, for the watcher {}",
+            watched.over
+        );
+    }
+    let same = points
+        .iter()
+        .zip(&watched.points)
+        .take_while(|(a, b)| a == b)
+        .count();
+    format!(
+        "game {id}: got {} turns, its players {} acknowledged; they differ from ply {same} (a \
+         lost, extra or different turn)",
+        watched.points.len(),
+        points.len()
+    )
 }
 
 /// Opens the connection, and leaves it idle but kept: the server closes one that neither signs
@@ -414,7 +424,7 @@ async fn follow(
             return watcher.check();
         }
         if phase >= Phase::Verify && !settled {
-            match watcher.behind() {
+            match watcher.behind()? {
                 None => {
                     settled = true;
                     counters.settled.fetch_add(1, Ordering::SeqCst);
