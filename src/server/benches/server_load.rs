@@ -5,8 +5,11 @@
 //! 5000; 0 for none) and `DB` (a PostgreSQL address, `postgresql://...` or `key=value ...`,
 //! whose user may create databases; without it, a throwaway cluster). `SQLITE=0` leaves out the
 //! SQLite and echo rounds, `SEEKING_AT_ONCE` sets how many players seek their first game at once
-//! (default 64; 0 for all at once). `--quick` (20 games, 2 s, 400 moves/s, 2 processes on a
-//! throwaway cluster) only checks that everything works.
+//! (default 64; 0 for all at once). `READERS` (default 500; 0 for none) and `READERS_RATE`
+//! (default 5000), `WATCHERS` on each game (default 10; 0 for none), `WATCHERS_RATE` (default
+//! 2000) and `WATCHERS_PROCESSES` (default 3) set the rounds with an audience (below). `--quick`
+//! (20 games, 2 s, 400 moves/s, 2 processes on a throwaway cluster, 5 readers, 2 watchers a game
+//! at 1500 moves/s) only checks that everything works.
 //!
 //! Two setups in one run, each printed as a table, with ratios between them:
 //! - one server process on SQLite (`synchronous=FULL`), and the echo ceiling (below);
@@ -34,6 +37,29 @@
 //! (axum 0.8 WebSocket on tokio, this binary with `--echo`), driven by the same generator in the
 //! same run: each "move" is a frame the size of `played`, relayed by the server to both
 //! connections of the pair.
+//!
+//! Then the rounds with an audience, each on a fresh server started behind a proxy
+//! (`--behind-proxy`), on one process on SQLite, then on PostgreSQL:
+//! - readers: `GAMES` games at `READERS_RATE` moves/s offered on one process, measured without
+//!   and then with `READERS` clients of the HTTP API, each reading `/api/seeks` and
+//!   `/api/games?status=playing` once a second (at its own moment of the second, so they spread
+//!   over it) on a keep-alive connection, each with an address of its own in `X-Forwarded-For`
+//!   (the API's limit of requests a second per address stays as by default). Printed: the
+//!   movers' acknowledgement latency (sending a move to its own `played`) without and with the
+//!   readers, and the readers' own latency;
+//! - watchers: `WATCHERS` connections without a name on each game besides its players, at
+//!   `WATCHERS_RATE` moves/s offered, on one process on SQLite and on `WATCHERS_PROCESSES` on
+//!   PostgreSQL (watcher `i` on process `i % n`, so many follow a game played through another
+//!   process). A game is offered to its watchers when it starts; a watcher whose game ends takes
+//!   the next offer. Every watcher must get every turn of each game it watches once, in order,
+//!   as the players had it acknowledged, and its end (else the run fails). Printed: from a
+//!   turn's acknowledgement to its last watcher's copy, and the servers' resident memory (VmRSS)
+//!   per idle connection: before the players play, the watchers connect, watch the lobby once
+//!   and stop (a connection without a name is closed unless it watches within 10 s), and the
+//!   servers' memory is read before and after. All connections come from 127.0.0.1: the
+//!   servers' connections per address are raised (as `--max-connections-per-address`).
+//! This process raises its limit of open files (RLIMIT_NOFILE) to the hard limit at the start;
+//! the server processes inherit it.
 //!
 //! The echo server is the stack at its best: TCP_NODELAY on its sockets, as axum recommends
 //! (`ECHO_NODELAY=0` leaves Nagle's algorithm on, for comparison), and a 4 KiB WebSocket read

@@ -290,7 +290,7 @@ fn report_readers(params: &Params, rows: &[(Measured, Measured)], verdicts: bool
             ms(m.ack_latency(0.5)),
             ms(m.ack_latency(0.99)),
             ms(m.latency(0.99)),
-            reads(&|s| format!("{:.0}", s.stats.requests_in_window as f64 / m.seconds)),
+            reads(&|s| format!("{:.0}", s.stats.answered_in_window as f64 / m.seconds)),
             reads(&|s| ms(quantile_ms(&s.stats.latencies_us, 0.5))),
             reads(&|s| ms(quantile_ms(&s.stats.latencies_us, 0.99))),
             reads(&|s| ms(quantile_ms(&s.stats.latencies_us, 1.0))),
@@ -299,8 +299,8 @@ fn report_readers(params: &Params, rows: &[(Measured, Measured)], verdicts: bool
         );
     }
     println!(
-        "(ack: from sending a move to its own played; opp: to the opponent's; read: from sending a \
-         request to its whole answer; skipped: a reader's seconds without reads, its reads before \
+        "(ack: from sending a move to its own played; opp: to the opponent's; reads/s: answered in \
+         the window; read: from sending a request to its whole answer; skipped: a reader's seconds without reads, its reads before \
          not yet answered)"
     );
     for (alone, read) in rows {

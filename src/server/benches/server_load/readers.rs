@@ -34,7 +34,8 @@ fn forwarded_address(index: usize) -> String {
 pub(crate) struct ReaderStats {
     /// From sending a request to having its whole answer, for requests sent in the window, in µs.
     pub(crate) latencies_us: Vec<u32>,
-    pub(crate) requests_in_window: u64,
+    /// Requests answered in the window.
+    pub(crate) answered_in_window: u64,
     /// Seconds whose reads did not go, because the reads before had not finished.
     pub(crate) skipped: u64,
     /// Connections the server closed between requests (the reader reconnects).
@@ -44,7 +45,7 @@ pub(crate) struct ReaderStats {
 impl ReaderStats {
     pub(crate) fn add(&mut self, other: ReaderStats) {
         self.latencies_us.extend(other.latencies_us);
-        self.requests_in_window += other.requests_in_window;
+        self.answered_in_window += other.answered_in_window;
         self.skipped += other.skipped;
         self.reconnects += other.reconnects;
     }
@@ -213,8 +214,10 @@ async fn read_each_second(
                 let shown = String::from_utf8_lossy(&body[..body.len().min(200)]).into_owned();
                 return Err(format!("GET {path} as {address} was answered {status}: {shown}"));
             }
+            if shared.in_window(Instant::now()) {
+                stats.answered_in_window += 1;
+            }
             if shared.in_window(sent) {
-                stats.requests_in_window += 1;
                 let micros = sent.elapsed().as_micros();
                 stats.latencies_us.push(micros.min(u32::MAX as u128) as u32);
             }
