@@ -58,6 +58,7 @@
 //!   and stop (a connection without a name is closed unless it watches within 10 s), and the
 //!   servers' memory is read before and after. All connections come from 127.0.0.1: the
 //!   servers' connections per address are raised (as `--max-connections-per-address`).
+//!
 //! This process raises its limit of open files (RLIMIT_NOFILE) to the hard limit at the start;
 //! the server processes inherit it.
 //!
