@@ -5,8 +5,11 @@
 //! 5000; 0 for none) and `DB` (a PostgreSQL address, `postgresql://...` or `key=value ...`,
 //! whose user may create databases; without it, a throwaway cluster). `SQLITE=0` leaves out the
 //! SQLite and echo rounds, `SEEKING_AT_ONCE` sets how many players seek their first game at once
-//! (default 64; 0 for all at once). `--quick` (20 games, 2 s, 400 moves/s, 2 processes on a
-//! throwaway cluster) only checks that everything works.
+//! (default 64; 0 for all at once). `READERS` (default 500; 0 for none) and `READERS_RATE`
+//! (default 5000), `WATCHERS` on each game (default 10; 0 for none), `WATCHERS_RATE` (default
+//! 2000) and `WATCHERS_PROCESSES` (default 3) set the rounds with an audience (below). `--quick`
+//! (20 games, 2 s, 400 moves/s, 2 processes on a throwaway cluster, 5 readers, 2 watchers a game
+//! at 1500 moves/s) only checks that everything works.
 //!
 //! Two setups in one run, each printed as a table, with ratios between them:
 //! - one server process on SQLite (`synchronous=FULL`), and the echo ceiling (below);
@@ -35,6 +38,30 @@
 //! same run: each "move" is a frame the size of `played`, relayed by the server to both
 //! connections of the pair.
 //!
+//! Then the rounds with an audience, each on a fresh server started behind a proxy
+//! (`--behind-proxy`), on one process on SQLite, then on PostgreSQL:
+//! - readers: `GAMES` games at `READERS_RATE` moves/s offered on one process, measured without
+//!   and then with `READERS` clients of the HTTP API, each reading `/api/seeks` and
+//!   `/api/games?status=playing` once a second (at its own moment of the second, so they spread
+//!   over it) on a keep-alive connection, each with an address of its own in `X-Forwarded-For`
+//!   (the API's limit of requests a second per address stays as by default). Printed: the
+//!   movers' acknowledgement latency (sending a move to its own `played`) without and with the
+//!   readers, and the readers' own latency;
+//! - watchers: `WATCHERS` connections without a name on each game besides its players, at
+//!   `WATCHERS_RATE` moves/s offered, on one process on SQLite and on `WATCHERS_PROCESSES` on
+//!   PostgreSQL (watcher `i` on process `i % n`, so many follow a game played through another
+//!   process). A game is offered to its watchers when it starts; a watcher whose game ends takes
+//!   the next offer. Every watcher must get every turn of each game it watches once, in order,
+//!   as the players had it acknowledged, and its end (else the run fails). Printed: from a
+//!   turn's acknowledgement to its last watcher's copy, and the servers' resident memory (VmRSS)
+//!   per idle connection: before the players play, the watchers connect, watch the lobby once
+//!   and stop (a connection without a name is closed unless it watches within 10 s), and the
+//!   servers' memory is read before and after. All connections come from 127.0.0.1: the
+//!   servers' connections per address are raised (as `--max-connections-per-address`).
+//!
+//! This process raises its limit of open files (RLIMIT_NOFILE) to the hard limit at the start;
+//! the server processes inherit it.
+//!
 //! The echo server is the stack at its best: TCP_NODELAY on its sockets, as axum recommends
 //! (`ECHO_NODELAY=0` leaves Nagle's algorithm on, for comparison), and a 4 KiB WebSocket read
 //! buffer instead of tungstenite's 128 KiB, which is zeroed on every read.
@@ -51,6 +78,10 @@
 //! paced below the server's per-connection rate limit (100 frames a second), which only binds
 //! with very few games.
 
+#[path = "server_load/audience.rs"]
+mod audience;
+#[path = "server_load/audience_rounds.rs"]
+mod audience_rounds;
 #[path = "server_load/driver.rs"]
 mod driver;
 #[path = "server_load/echo.rs"]
@@ -63,10 +94,14 @@ mod measure;
 mod plan;
 #[path = "server_load/postgres.rs"]
 mod postgres;
+#[path = "server_load/readers.rs"]
+mod readers;
 #[path = "server_load/report.rs"]
 mod report;
 #[path = "server_load/servers.rs"]
 mod servers;
+#[path = "server_load/watchers.rs"]
+mod watchers;
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -101,11 +136,39 @@ const SERVER_STOP_TIMEOUT: Duration = Duration::from_secs(15);
 /// part of its read buffer on every read, 128 KiB by default, which costs more than the rest.
 const READ_BUFFER: usize = 4096;
 
+/// Raises this process's limit of open files (RLIMIT_NOFILE) to its hard limit, which the
+/// server processes started after inherit: 10,000 watchers are 10,000 sockets on each side.
+/// The limits before and after.
+fn raise_open_files_limit() -> Result<(u64, u64), String> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit only read and write the struct passed, which lives here.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+        return Err(format!(
+            "cannot read the open files limit: {}",
+            std::io::Error::last_os_error()
+        ));
+    }
+    let before = limit.rlim_cur;
+    limit.rlim_cur = limit.rlim_max;
+    // SAFETY: as above.
+    if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) } != 0 {
+        return Err(format!(
+            "cannot raise the open files limit from {before} to {}: {}",
+            limit.rlim_max,
+            std::io::Error::last_os_error()
+        ));
+    }
+    Ok((before, limit.rlim_cur))
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if let Some(i) = args.iter().position(|a| a == "--serve") {
         return match args.get(i + 1) {
-            Some(db) => serve_game(db.to_string()),
+            Some(db) => serve_game(db.to_string(), args.iter().any(|a| a == "--behind-proxy")),
             None => {
                 eprintln!("server_load: --serve needs a database path");
                 ExitCode::from(2)
@@ -117,6 +180,10 @@ fn main() -> ExitCode {
     }
     if args.iter().any(|a| a == "--echo") {
         return serve_echo();
+    }
+    match raise_open_files_limit() {
+        Ok((before, after)) => println!("open files: the soft limit raised from {before} to the hard limit {after} (the servers inherit it)"),
+        Err(message) => eprintln!("server_load: {message}"),
     }
     let params = match Params::read(args.iter().any(|a| a == "--quick")) {
         Ok(params) => params,

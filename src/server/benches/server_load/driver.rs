@@ -71,7 +71,7 @@ impl Shared {
         }
     }
 
-    fn fail(&self, message: String) {
+    pub(crate) fn fail(&self, message: String) {
         self.failed.store(true, Ordering::SeqCst);
         self.failures.lock().unwrap().push(message);
     }
@@ -108,7 +108,7 @@ impl Shared {
         (at > now).then_some(at)
     }
 
-    fn in_window(&self, at: Instant) -> bool {
+    pub(crate) fn in_window(&self, at: Instant) -> bool {
         self.window
             .get()
             .is_some_and(|&(start, end)| at >= start && at < end)
@@ -189,6 +189,12 @@ impl Turns {
         shared.undelivered.fetch_add(1, Ordering::SeqCst);
         if shared.in_window(now) {
             self.stats.acked_in_window += 1;
+            if let Some(sent) = self.sent.at(ply) {
+                let micros = now.duration_since(sent).as_micros();
+                self.stats
+                    .ack_latencies_us
+                    .push(micros.min(u32::MAX as u128) as u32);
+            }
         }
         true
     }
@@ -262,9 +268,9 @@ impl Pacer {
     }
 }
 
-type Socket = WebSocketStream<TcpStream>;
+pub(crate) type Socket = WebSocketStream<TcpStream>;
 
-async fn connect(port: u16) -> Result<Socket, String> {
+pub(crate) async fn connect(port: u16) -> Result<Socket, String> {
     let stream = tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(("127.0.0.1", port)))
         .await
         .map_err(|_| "connecting timed out".to_string())?
@@ -283,7 +289,7 @@ async fn connect(port: u16) -> Result<Socket, String> {
 }
 
 /// A text frame; `None` for a frame of another kind, which is passed over.
-fn received(message: Option<Result<Message, WsError>>) -> Result<Option<Utf8Bytes>, String> {
+pub(crate) fn received(message: Option<Result<Message, WsError>>) -> Result<Option<Utf8Bytes>, String> {
     match message {
         Some(Ok(Message::Text(text))) => Ok(Some(text)),
         Some(Ok(Message::Close(frame))) => Err(format!("the server closed the connection: {frame:?}")),
@@ -293,7 +299,7 @@ fn received(message: Option<Result<Message, WsError>>) -> Result<Option<Utf8Byte
     }
 }
 
-async fn next_frame(socket: &mut Socket) -> Result<Utf8Bytes, String> {
+pub(crate) async fn next_frame(socket: &mut Socket) -> Result<Utf8Bytes, String> {
     loop {
         let message = tokio::time::timeout(CONNECT_TIMEOUT, socket.next())
             .await

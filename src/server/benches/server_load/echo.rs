@@ -17,6 +17,7 @@ use gokata_server::protocol::{ServerFrame, ServerMessage};
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
+use crate::audience::Audience;
 use crate::driver::{Moment, Role, Sent, Turns};
 use crate::measure::{measure, Measured, Site};
 use crate::plan::Params;
@@ -263,7 +264,7 @@ pub(crate) fn echo_round(
             (0..2).map(move |side| EchoPeer::new(pair, side, sent.clone()))
         })
         .collect();
-    let ceiling = measure(&site, rate, params, peers)?;
+    let ceiling = measure(&site, rate, params, peers, Audience::Nobody)?;
     echo.stop()?;
     Ok(ceiling)
 }

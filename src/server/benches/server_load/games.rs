@@ -12,6 +12,7 @@ use gokata_server::protocol::{
 };
 
 use crate::driver::{Moment, Out, Role, Sent, Turns};
+use crate::watchers::{Feed, Feeds};
 use crate::{KOMI, SIZE, STRANDED_AFTER, TURN_CAP, VERIFY_PER_PLAYER};
 
 struct GameLog {
@@ -82,10 +83,13 @@ pub(crate) struct Player {
     syncing: HashSet<String>,
     /// Of the current game; of none before the first.
     turns: Turns,
+    /// Where games are announced to watchers, and the current game's feed there.
+    feeds: Option<Arc<Feeds>>,
+    feed: Option<Arc<Feed>>,
 }
 
 impl Player {
-    fn new(index: usize, processes: usize, registry: Registry) -> Player {
+    fn new(index: usize, processes: usize, registry: Registry, feeds: Option<Arc<Feeds>>) -> Player {
         Player {
             name: format!("load{index}"),
             rng: Rng::new(0x5EED_0000 + index as u64),
@@ -97,6 +101,8 @@ impl Player {
             done: Vec::new(),
             syncing: HashSet::new(),
             turns: Turns::new(Arc::default()),
+            feeds,
+            feed: None,
         }
     }
 
@@ -184,12 +190,26 @@ impl Player {
             self.turns.stats.note_wait(at.now - since);
         }
         at.shared.in_game.fetch_add(1, Ordering::SeqCst);
+        let opponent: &str = if me == Color::Black {
+            &state.white
+        } else {
+            &state.black
+        };
+        let processes =
+            [self.process_of(&self.name), self.process_of(opponent)].map(Option::unwrap_or_default);
         if me == Color::Black {
             self.turns.stats.games_started += 1;
-            if self.process_of(&state.white) != self.process_of(&self.name) {
+            if processes[0] != processes[1] {
                 self.turns.stats.games_across += 1;
             }
         }
+        self.feed = self.feeds.as_ref().map(|feeds| {
+            let feed = feeds.of(&id, processes);
+            if me == Color::Black {
+                feeds.announce(&feed);
+            }
+            feed
+        });
         let mut current = Current {
             log: GameLog {
                 id,
@@ -250,6 +270,9 @@ impl Player {
             if !self.turns.on_my_turn_acknowledged(ply, at.now, at.shared) {
                 return Err(format!("game {id}: played of my ply {ply}, which I did not send"));
             }
+            if let Some(feed) = &self.feed {
+                feed.acked(ply, turn.point.as_deref(), at.now);
+            }
             return Ok(());
         }
         if !self.turns.on_opponent_turn(ply, at.now, at.shared) {
@@ -287,6 +310,9 @@ impl Player {
             ));
         }
         current.log.over = true;
+        if let Some(feed) = self.feed.take() {
+            feed.finished();
+        }
         at.shared.in_game.fetch_sub(1, Ordering::SeqCst);
         if current.me == Color::Black {
             self.turns.stats.games_finished += 1;
@@ -347,7 +373,7 @@ struct Over {
 }
 
 /// A frame from the server, read as the protocol's own type.
-fn read(text: &str) -> Result<ServerFrame, String> {
+pub(crate) fn read(text: &str) -> Result<ServerFrame, String> {
     serde_json::from_str(text).map_err(|e| format!("not a server frame ({e}): {text}"))
 }
 
@@ -457,9 +483,10 @@ impl Role for Player {
         &mut self.turns
     }
 }
-pub(crate) fn players(games: usize, processes: usize) -> Vec<Player> {
+/// The players of `games` games, spread over `processes`; announcing their games on `feeds`.
+pub(crate) fn players(games: usize, processes: usize, feeds: Option<&Arc<Feeds>>) -> Vec<Player> {
     let registry: Registry = Arc::default();
     (0..games * 2)
-        .map(|i| Player::new(i, processes, registry.clone()))
+        .map(|i| Player::new(i, processes, registry.clone(), feeds.cloned()))
         .collect()
 }

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
+use crate::audience::{Audience, AudienceFigures, Present};
 use crate::driver::{drive, Phase, Role, Shared};
 use crate::plan::Params;
 use crate::servers::ServerProcess;
@@ -81,6 +82,8 @@ pub(crate) struct Stats {
     pub(crate) acked_in_window: u64,
     /// Sending a turn to the opponent's `played`, received inside the window, in µs.
     pub(crate) latencies_us: Vec<u32>,
+    /// Sending a turn to its own `played` (the acknowledgement), received inside the window.
+    pub(crate) ack_latencies_us: Vec<u32>,
     /// Own turns acknowledged in all.
     pub(crate) turns: u64,
     /// Games started and finished as black (so each is counted once).
@@ -107,6 +110,7 @@ impl Stats {
     fn add(&mut self, other: Stats) {
         self.acked_in_window += other.acked_in_window;
         self.latencies_us.extend(other.latencies_us);
+        self.ack_latencies_us.extend(other.ack_latencies_us);
         self.turns += other.turns;
         self.games_started += other.games_started;
         self.games_finished += other.games_finished;
@@ -196,6 +200,7 @@ pub(crate) struct Measured {
     pub(crate) stats: Stats,
     pub(crate) cpu: CpuUse,
     pub(crate) load_after: String,
+    pub(crate) audience: Option<AudienceFigures>,
 }
 
 impl Measured {
@@ -205,16 +210,25 @@ impl Measured {
 
     /// The latency at quantile `q`, in ms.
     pub(crate) fn latency(&self, q: f64) -> f64 {
-        let sorted = &self.stats.latencies_us;
-        if sorted.is_empty() {
-            return f64::NAN;
-        }
-        let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
-        sorted[rank - 1] as f64 / 1000.0
+        quantile_ms(&self.stats.latencies_us, q)
+    }
+
+    /// The acknowledgement's latency at quantile `q`, in ms.
+    pub(crate) fn ack_latency(&self, q: f64) -> f64 {
+        quantile_ms(&self.stats.ack_latencies_us, q)
     }
 }
 
-async fn wait_for(
+/// Quantile `q` of `sorted` µs, in ms (NaN for none).
+pub(crate) fn quantile_ms(sorted: &[u32], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted[rank - 1] as f64 / 1000.0
+}
+
+pub(crate) async fn wait_for(
     shared: &Shared,
     count: &AtomicUsize,
     target: usize,
@@ -288,13 +302,14 @@ async fn watch_games(shared: &Shared, end: Instant) -> Result<(f64, f64), String
 }
 
 /// Drives `roles` against the site's servers (role `i` on server `i % n`) through every
-/// phase, flat out or paced at `rate`. The window starts a warm-up after every player's first
-/// game has started.
+/// phase, flat out or paced at `rate`, with `audience` besides. The window starts a warm-up
+/// after every player's first game has started.
 pub(crate) fn measure<R: Role>(
     site: &Site,
     rate: Option<f64>,
     params: &Params,
     roles: Vec<R>,
+    audience: Audience,
 ) -> Result<Measured, String> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -322,6 +337,7 @@ pub(crate) fn measure<R: Role>(
             "connecting and signing in",
         )
         .await?;
+        let audience = audience.arrive(site, &shared, &phases).await?;
         let _ = phase.send(Phase::Run);
         let seeking = Instant::now();
         wait_for(
@@ -341,7 +357,7 @@ pub(crate) fn measure<R: Role>(
         let held = watch_games(&shared, end).await?;
         let cpu = CpuUse::between(before, site.sample(), params.seconds, site.postmaster.is_some());
         let load_after = load_average();
-        wind_down(&shared, &phase, connections).await?;
+        wind_down(&shared, &phase, connections, &audience).await?;
         Ok(Measured {
             site: site.name.clone(),
             processes: site.servers.len(),
@@ -354,13 +370,19 @@ pub(crate) fn measure<R: Role>(
             stats: collect(tasks).await?,
             cpu,
             load_after,
+            audience: audience.depart((begin, end)).await?,
         })
     })
 }
 
-/// After the window: the turns in flight are acknowledged, the games re-read, and the
-/// connections closed.
-async fn wind_down(shared: &Shared, phase: &watch::Sender<Phase>, connections: usize) -> Result<(), String> {
+/// After the window: the turns in flight are acknowledged, the games re-read, the watchers
+/// caught up, and the connections closed.
+async fn wind_down(
+    shared: &Shared,
+    phase: &watch::Sender<Phase>,
+    connections: usize,
+    audience: &Present,
+) -> Result<(), String> {
     for (next, count, timeout, what) in [
         (
             Phase::Stop,
@@ -381,6 +403,7 @@ async fn wind_down(shared: &Shared, phase: &watch::Sender<Phase>, connections: u
             wait_delivered(shared).await?;
         }
     }
+    audience.settle(shared).await?;
     let _ = phase.send(Phase::Done);
     Ok(())
 }
@@ -394,6 +417,7 @@ async fn collect(tasks: Vec<tokio::task::JoinHandle<Result<Stats, String>>>) -> 
         );
     }
     total.latencies_us.sort_unstable();
+    total.ack_latencies_us.sort_unstable();
     Ok(total)
 }
 fn load_name(rate: Option<f64>) -> String {

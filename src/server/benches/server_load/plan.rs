@@ -1,11 +1,13 @@
 //! The run plan: its settings (from the environment, or `--quick`), and its rounds on SQLite,
-//! the echo ceiling and PostgreSQL.
+//! the echo ceiling and PostgreSQL, then those with readers and watchers.
 
 use std::time::Duration;
 
 use gokata_server::store::is_postgres_address;
 use tokio::sync::Semaphore;
 
+use crate::audience::Audience;
+use crate::audience_rounds::{audience_rounds, report_audience, AudienceParams};
 use crate::echo::echo_round;
 use crate::games::players;
 use crate::measure::{measure, Measured, Site};
@@ -32,6 +34,7 @@ pub(crate) struct Params {
     /// Players seeking their first game at once: the first seeks are a ramp, as the
     /// connections are, so that they do not all reach the server in one batch.
     pub(crate) seeking_at_once: usize,
+    pub(crate) audience: AudienceParams,
 }
 
 impl Params {
@@ -47,6 +50,7 @@ impl Params {
                 processes: 2,
                 database: None,
                 seeking_at_once: SEEKING_AT_ONCE,
+                audience: AudienceParams::quick(),
             });
         }
         let games = env_number("GAMES", 1000.0)?;
@@ -83,6 +87,7 @@ impl Params {
                 0 => Semaphore::MAX_PERMITS,
                 n => n,
             },
+            audience: AudienceParams::read()?,
         })
     }
 
@@ -96,8 +101,8 @@ impl Params {
     }
 
     /// The longest one measurement may take, from starting its server to stopping it.
-    fn measurement_budget(&self) -> Duration {
-        SERVER_START_TIMEOUT * self.processes.max(1) as u32
+    pub(crate) fn measurement_budget(&self) -> Duration {
+        SERVER_START_TIMEOUT * self.processes.max(self.audience.watchers_processes).max(1) as u32
             + self.setup_timeout() * 2
             + Duration::from_secs_f64(self.warmup + self.seconds)
             + DRAIN_TIMEOUT
@@ -106,7 +111,7 @@ impl Params {
     }
 }
 
-fn env_number(name: &str, default: f64) -> Result<f64, String> {
+pub(crate) fn env_number(name: &str, default: f64) -> Result<f64, String> {
     match std::env::var(name) {
         Ok(text) => text
             .trim()
@@ -135,7 +140,13 @@ fn sqlite_rounds(params: &Params, children: &Children) -> Result<Vec<(Measured, 
                 servers: std::slice::from_ref(&server),
                 postmaster: None,
             };
-            let game = measure(&site, rate, params, players(params.games, 1))?;
+            let game = measure(
+                &site,
+                rate,
+                params,
+                players(params.games, 1, None),
+                Audience::Nobody,
+            )?;
             server.stop()?;
             Ok((game, echo_round(params, rate, children)?))
         })
@@ -161,7 +172,8 @@ fn postgres_rounds(
                 servers: &servers,
                 postmaster: databases.postmaster(),
             };
-            let measured = measure(&site, rate, params, players(params.games, params.processes))?;
+            let players = players(params.games, params.processes, None);
+            let measured = measure(&site, rate, params, players, Audience::Nobody)?;
             ServerProcess::stop_all(servers)?;
             Ok(measured)
         })
@@ -196,7 +208,9 @@ pub(crate) fn run(params: &Params) -> Result<(), String> {
     };
     let measurements = sqlite_measurements + databases.as_ref().map_or(0, |_| loads(params.pg_rate).len());
     start_watchdog(
-        params.measurement_budget() * measurements as u32 + Duration::from_secs(30),
+        params.measurement_budget() * measurements as u32
+            + params.audience.budget(params, databases.is_some())
+            + Duration::from_secs(30),
         children.clone(),
     );
     print_heading(params, databases.as_ref());
@@ -208,7 +222,9 @@ pub(crate) fn run(params: &Params) -> Result<(), String> {
         Some(databases) => postgres_rounds(params, databases, &children)?,
         None => Vec::new(),
     };
+    let audience = audience_rounds(params, databases.as_mut(), &children)?;
     drop(databases);
     report(params, &sqlite, &postgres);
+    report_audience(params, &audience);
     Ok(())
 }

@@ -11,18 +11,22 @@ use gokata_server::{shown_address, Config, RunningServer};
 
 use crate::{SERVER_START_TIMEOUT, SERVER_STOP_TIMEOUT};
 
-/// `--serve DB`: the real server on a free loopback port, printed on stdout; it serves until
-/// stdin closes, then stops cleanly (exit 0) or says why not (exit 1).
-pub(crate) fn serve_game(database: String) -> ExitCode {
+/// `--serve DB [--behind-proxy]`: the real server on a free loopback port, printed on stdout; it
+/// serves until stdin closes, then stops cleanly (exit 0) or says why not (exit 1). Behind a
+/// proxy, it takes a client's address from `X-Forwarded-For`, as `gokata serve --behind-proxy`.
+pub(crate) fn serve_game(database: String, behind_proxy: bool) -> ExitCode {
     let server = match RunningServer::start(Config {
         host: "127.0.0.1".into(),
         port: 0,
         database,
         move_time: Duration::from_secs(300),
-        // Every player of the generator is on 127.0.0.1.
+        // Every player and watcher of the generator is on 127.0.0.1: the limits of
+        // `--max-connections-per-address` and `--registrations-per-hour` raised. The API's limit
+        // a second per address stays (readers come from addresses of their own, behind a proxy).
         limits: Limits {
             connections_per_address: 1_000_000,
             registrations_per_hour: 1_000_000_000,
+            behind_proxy,
             ..Limits::default()
         },
         resident: None,
@@ -43,6 +47,18 @@ pub(crate) fn serve_game(database: String) -> ExitCode {
         }
     }
 }
+/// A process's resident memory (VmRSS), in KiB.
+pub(crate) fn resident_kib(pid: u32) -> Result<u64, String> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .map_err(|e| format!("cannot read /proc/{pid}/status: {e}"))?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|value| value.trim().strip_suffix("kB"))
+        .and_then(|kib| kib.trim().parse().ok())
+        .ok_or_else(|| format!("no VmRSS in /proc/{pid}/status"))
+}
+
 /// The running server processes by pid, which the watchdog kills if the run hangs.
 pub(crate) type Children = Arc<Mutex<HashMap<u32, Child>>>;
 
