@@ -47,6 +47,10 @@ const MAX_BATCH: usize = 512;
 /// How often a process on a shared database says it is alive (its listener says so too, on a
 /// connection of its own); an idle hub also notices a lost database this way.
 const HEARTBEAT: Duration = Duration::from_secs(1);
+/// How often a process on a shared database looks for games overdue that no process ended
+/// (see `holding`): with the database's margin, such a game ends within about 0.75 s of its
+/// deadline.
+const OVERDUE_EVERY: Duration = Duration::from_millis(500);
 /// How many announced ends a process remembers (see `Hub::recently_over`).
 const RECENTLY_OVER: usize = 4096;
 /// The longest wait between two attempts to reach a lost database.
@@ -229,6 +233,8 @@ pub struct Hub {
     snapshot: Snapshot,
     /// The count of changes to the seeks (where they live here) as last published.
     seeks_published: Option<u64>,
+    /// Games held only to be ended for being overdue (see `holding`), until they are.
+    overdue: HashSet<String>,
     /// Games held since the start, for their order.
     games_held: u64,
     /// Entries at or before their games' deadlines; one that comes up early is queued again
@@ -273,7 +279,12 @@ impl Hub {
         move_time: Duration,
         registrations_per_hour: u32,
     ) -> Result<Hub, StoreError> {
-        let ids = store.live_game_ids().await?;
+        // On a shared database, games are read as connections need them (see `holding`).
+        let ids = if store.is_shared() {
+            Vec::new()
+        } else {
+            store.live_game_ids().await?
+        };
         let known: Vec<(String, usize)> = ids.into_iter().map(|id| (id, 0)).collect();
         let live = store.games_now(&known).await?;
         let mut hub = Hub {
@@ -286,6 +297,7 @@ impl Hub {
             games: HeldGames::default(),
             snapshot: Snapshot::default(),
             seeks_published: None,
+            overdue: HashSet::new(),
             games_held: 0,
             clocks: BinaryHeap::new(),
             batch: Batch::default(),
@@ -350,6 +362,8 @@ impl Hub {
         let shared = self.store.is_shared();
         let mut heartbeat = tokio::time::interval(HEARTBEAT);
         heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut overdue = tokio::time::interval(OVERDUE_EVERY);
+        overdue.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             let next_clock = self.clocks.peek().map(|Reverse((deadline, _))| *deadline);
             let first = tokio::select! {
@@ -359,6 +373,10 @@ impl Hub {
                     if let Err(error) = self.store.heartbeat().await {
                         self.failure.get_or_insert(error);
                     }
+                    None
+                }
+                _ = overdue.tick(), if shared => {
+                    self.hold_overdue_games().await;
                     None
                 }
             };
@@ -399,6 +417,9 @@ impl Hub {
                     self.failure.get_or_insert(error);
                 }
             }
+            // Those ended on time were announced; those held only to be ended go too.
+            self.overdue.retain(|id| self.games.contains_key(id));
+            self.release_unneeded();
             self.publish();
             if let Some(error) = self.failure.take() {
                 if !shared {
@@ -583,6 +604,7 @@ mod clocks;
 mod commit;
 mod connections;
 mod held;
+mod holding;
 mod pairing;
 mod presence;
 mod publish;

@@ -95,8 +95,12 @@ impl Hub {
             else {
                 continue;
             };
+            // A game not held here is not replayed: nobody here needs it (or it is new here,
+            // and read whole as its `Change::Game` says).
             let Some(live) = self.games.get_mut(&game_id) else {
-                self.remote.insert(game_id);
+                if !self.holds_only_needed() {
+                    self.remote.insert(game_id);
+                }
                 continue;
             };
             let known = live.game.moves().len();
@@ -147,7 +151,18 @@ impl Hub {
     pub(super) async fn remote_games(&mut self) -> Vec<String> {
         let mut games: HashSet<String> = std::mem::take(&mut self.remote);
         if self.remote_everything {
-            match self.store.live_game_ids().await {
+            let everything = if self.holds_only_needed() {
+                // What this process holds, and what its players play.
+                let names: Vec<String> = self
+                    .players
+                    .values()
+                    .map(|player| player.record.name.clone())
+                    .collect();
+                self.store.live_games_of(&names).await
+            } else {
+                self.store.live_game_ids().await
+            };
+            match everything {
                 Ok(live) => {
                     self.remote_everything = false;
                     games.extend(live);
@@ -200,6 +215,9 @@ impl Hub {
             }
         }
         if !self.games.contains_key(&id) {
+            if now.game.result.is_none() && !self.needs(&id, [&now.game.black, &now.game.white]) {
+                return Ok(());
+            }
             let player_here = [&now.game.black, &now.game.white]
                 .into_iter()
                 .any(|name| self.players.contains_key(&auth::name_key(name)));

@@ -81,6 +81,10 @@ impl Hub {
                 token
             }
         };
+        let registered = self.players[&key].record.name.clone();
+        self.hold_games_of(&registered)
+            .await
+            .map_err(|error| self.lost(error))?;
         self.signed_in(conn, key, name, token);
         Ok(())
     }
@@ -134,6 +138,7 @@ impl Hub {
                 },
             );
         }
+        self.hold_games_of(name).await.map_err(|error| self.lost(error))?;
         self.signed_in(conn, key, name, String::new());
         Ok(())
     }

@@ -465,6 +465,7 @@ async fn a_failing_read_stops_the_hub_instead_of_passing_for_an_unknown_game() {
     assert!(matches!(stopped, Err(StoreError::Database(_))), "{stopped:?}");
 }
 
+mod holding;
 mod reads;
 mod watching;
 

@@ -11,7 +11,7 @@ use super::colors::{color, optional_color};
 use super::{Opponent, Refused, SeekColor};
 use crate::game::{ChatMessage, EndReason, GameResult, ServerGame, Turn};
 use crate::lobby::Seek;
-use crate::store::{FinishedGame, Records, Standing};
+use crate::store::{FinishedGame, ListedGame, Records, Standing};
 use crate::terms::{GameTerms, Scoring};
 use gokata_engine::Color;
 
@@ -249,6 +249,33 @@ impl GameSummary<'_> {
             time: game.terms.time.to_json(),
             moves: game.moves().len(),
             to_move: game.to_move(),
+        }
+    }
+}
+
+impl GameSummary<'static> {
+    /// A game as the store lists it, without its turns.
+    pub fn listed(game: &ListedGame) -> GameSummary<'static> {
+        // With handicap stones, white moves first.
+        let white_first = game.terms.handicap > 0;
+        GameSummary {
+            id: game.id.clone().into(),
+            size: game.size,
+            black: game.black.clone().into(),
+            white: game.white.clone().into(),
+            bots: ByColor {
+                black: game.bots[0],
+                white: game.bots[1],
+            },
+            ranks: ranks_view(&game.terms),
+            rated: game.terms.rated,
+            time: game.terms.time.to_json(),
+            moves: game.plies,
+            to_move: if (game.plies % 2 == 1) != white_first {
+                Color::White
+            } else {
+                Color::Black
+            },
         }
     }
 }

@@ -9,7 +9,7 @@
 //! The hub sees only [`Store`], and the same hub runs on both.
 
 #[cfg(test)]
-mod contract;
+pub(crate) mod contract;
 mod migrations;
 mod notification;
 mod postgres;
@@ -107,6 +107,19 @@ pub struct FinishedGame {
     pub plies: usize,
     /// A rated game's rating changes (`over`'s `ratings`).
     pub ratings: Option<Value>,
+}
+
+/// A game being played, as the lobby lists it: read without its turns.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ListedGame {
+    pub id: String,
+    pub size: usize,
+    pub black: String,
+    pub white: String,
+    pub bots: [bool; 2],
+    pub terms: GameTerms,
+    /// Turns played.
+    pub plies: usize,
 }
 
 /// How many finished games a page of a player's list holds.
@@ -355,6 +368,21 @@ impl Store {
     /// The ids of every game still being played.
     pub async fn live_game_ids(&mut self) -> Result<Vec<String>, StoreError> {
         on_backend!(self, store => store.live_game_ids())
+    }
+
+    /// The ids of the games being played by any of `names` (as registered).
+    pub async fn live_games_of(&mut self, names: &[String]) -> Result<Vec<String>, StoreError> {
+        on_backend!(self, store => store.live_games_of(names))
+    }
+
+    /// On a shared database: games whose player to move ran out of time a while ago, as the
+    /// database's clock has it (a process that holds one ends it at its deadline; these are
+    /// held by none, or by one that died). None on SQLite, whose clocks are the process's.
+    pub async fn overdue_games(&mut self) -> Result<Vec<String>, StoreError> {
+        match self {
+            Store::Sqlite(_) => Ok(Vec::new()),
+            Store::Postgres(store) => store.overdue_games().await,
+        }
     }
 
     /// Each named game as it is now, with its turns from the given ply on; unknown ids are left

@@ -11,7 +11,10 @@ use tokio_postgres::{Client, Config};
 use super::postgres::connection::{connect, parse_address};
 use super::postgres::reads as postgres_reads;
 use super::sqlite::reads as sqlite_reads;
-use super::{is_postgres_address, FinishedGame, PlayerRecord, SqliteStore, Standing, StoreError, StoredGame};
+use super::{
+    is_postgres_address, FinishedGame, ListedGame, PlayerRecord, SqliteStore, Standing, StoreError,
+    StoredGame,
+};
 use crate::lobby::Seek;
 
 pub enum Reader {
@@ -79,14 +82,32 @@ impl Reader {
         }
     }
 
-    /// A game as stored: finished, or on PostgreSQL also one this process does not hold.
-    pub async fn game(&self, id: &str) -> Result<Option<StoredGame>, StoreError> {
+    /// A game as stored (finished, or on PostgreSQL also one this process does not hold), and
+    /// on PostgreSQL the time its player to move has left.
+    pub async fn game(&self, id: &str) -> Result<Option<(StoredGame, Option<u64>)>, StoreError> {
         match self {
             Reader::Sqlite(connection) => {
                 let id = id.to_string();
-                on_file(connection, move |c| SqliteStore::load_in(c, &id)).await
+                let game = on_file(connection, move |c| SqliteStore::load_in(c, &id)).await?;
+                Ok(game.map(|game| (game, None)))
             }
-            Reader::Postgres(reader) => postgres_reads::game(&*reader.client().await?, id).await,
+            Reader::Postgres(reader) => {
+                let id = (id.to_string(), 0);
+                let now = postgres_reads::games_now(&*reader.client().await?, &[id]).await?;
+                Ok(now.into_iter().next().map(|now| (now.game, now.remaining_ms)))
+            }
+        }
+    }
+
+    /// The games being played, newest first (at most `limit`), and how many there are, where
+    /// the hub holds only some of them (PostgreSQL); `None` where it holds every one (SQLite)
+    /// and publishes them.
+    pub async fn live_games(&self, limit: usize) -> Result<Option<(Vec<ListedGame>, usize)>, StoreError> {
+        match self {
+            Reader::Sqlite(_) => Ok(None),
+            Reader::Postgres(reader) => postgres_reads::live_games_listed(&*reader.client().await?, limit)
+                .await
+                .map(Some),
         }
     }
 

@@ -33,7 +33,7 @@ static CLUSTER: OnceLock<Result<Cluster, String>> = OnceLock::new();
 /// The address of a new empty database on the run's cluster (started now if need be). Panics
 /// saying what to install if PostgreSQL is not there: the PostgreSQL half of the contract must
 /// not pass without it.
-pub(super) async fn fresh_database() -> String {
+pub(crate) async fn fresh_database() -> String {
     let cluster = match CLUSTER.get_or_init(Cluster::start) {
         Ok(cluster) => cluster,
         Err(error) => panic!("no throwaway PostgreSQL for the store's contract tests: {error}"),

@@ -7,7 +7,7 @@
 //! promise is a shared database's only (several processes writing, which SQLite never has).
 
 mod batches;
-mod cluster;
+pub(crate) mod cluster;
 mod fixtures;
 mod games;
 mod play;

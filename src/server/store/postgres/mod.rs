@@ -55,6 +55,9 @@ const CHANNEL: &str = "gokata";
 /// A process not seen for this long is taken for dead: its seeks are withdrawn, and if no
 /// process is alive when one starts, the clocks start afresh.
 const ALIVE_WITHIN: &str = "3 seconds";
+/// How long after its deadline a game is ended by any process, if the processes that hold it
+/// (which end it at its deadline) have not.
+const OVERDUE_AFTER: &str = "250 milliseconds";
 /// How often a process says it is alive: well within `ALIVE_WITHIN`.
 const HEARTBEAT: Duration = Duration::from_secs(1);
 /// The time left to every player to move after the database was away.
@@ -211,6 +214,26 @@ impl PostgresStore {
             .await?;
         row.map(|row| Ok((row.try_get("game")?, chat_of(&row)?)))
             .transpose()
+    }
+
+    pub async fn live_games_of(&mut self, names: &[String]) -> Result<Vec<String>, StoreError> {
+        reads::live_games_of(&self.client, names).await
+    }
+
+    /// Games on, whose deadline passed more than [`OVERDUE_AFTER`] ago, the oldest first.
+    pub async fn overdue_games(&mut self) -> Result<Vec<String>, StoreError> {
+        let rows = self
+            .client
+            .query(
+                &format!(
+                    "SELECT id FROM games WHERE status = 'playing'
+                     AND deadline < clock_timestamp() - interval '{OVERDUE_AFTER}'
+                     ORDER BY deadline LIMIT 200"
+                ),
+                &[],
+            )
+            .await?;
+        Ok(rows.iter().map(|row| row.get(0)).collect())
     }
 
     pub async fn live_game_ids(&mut self) -> Result<Vec<String>, StoreError> {

@@ -4,13 +4,13 @@ use std::collections::HashMap;
 
 use tokio_postgres::Client;
 
-use super::rows::{chat_of, finished_game, game_now, seek_of, standing_of, GAME_NOW, STANDING};
+use super::rows::{chat_of, finished_game, game_now, listed_game, seek_of, standing_of, GAME_NOW, STANDING};
 use super::ALIVE_WITHIN;
 use crate::game::{ChatMessage, CHAT_KEPT};
 use crate::lobby::Seek;
 use crate::store::{
-    finished_games_sql, FinishedGame, GameNow, PlayerRecord, Standing, StoreError, StoredGame, GAMES_PAGE,
-    LEADERBOARD_SQL,
+    finished_games_sql, FinishedGame, GameNow, ListedGame, PlayerRecord, Standing, StoreError, StoredGame,
+    GAMES_PAGE, LEADERBOARD_SQL,
 };
 use crate::time_control::Clock;
 
@@ -152,4 +152,37 @@ pub(crate) async fn games_now(
         }
     }
     Ok(now)
+}
+
+pub(crate) async fn live_games_of(client: &Client, names: &[String]) -> Result<Vec<String>, StoreError> {
+    let rows = client
+        .query(
+            "SELECT id FROM games WHERE status = 'playing' AND (black = ANY($1) OR white = ANY($1))",
+            &[&names],
+        )
+        .await?;
+    Ok(rows.iter().map(|row| row.get(0)).collect())
+}
+
+/// The games being played, newest first (at most `limit`), and how many there are.
+pub(crate) async fn live_games_listed(
+    client: &Client,
+    limit: usize,
+) -> Result<(Vec<ListedGame>, usize), StoreError> {
+    let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+    let rows = client
+        .query(
+            "SELECT g.id, g.size, g.black, g.white, g.komi, g.move_time_ms, g.terms, g.plies,
+                    b.bot AS black_bot, w.bot AS white_bot
+             FROM games g JOIN players b ON b.name = g.black JOIN players w ON w.name = g.white
+             WHERE g.status = 'playing' ORDER BY g.created DESC LIMIT $1",
+            &[&limit],
+        )
+        .await?;
+    let total: i64 = client
+        .query_one("SELECT count(*) FROM games WHERE status = 'playing'", &[])
+        .await?
+        .try_get(0)?;
+    let games = rows.iter().map(listed_game).collect::<Result<_, _>>()?;
+    Ok((games, usize::try_from(total).unwrap_or(0)))
 }

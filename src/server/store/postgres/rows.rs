@@ -8,8 +8,8 @@ use crate::lobby::Seek;
 use crate::protocol::{Opponent, SeekColor};
 use crate::rating::Rating;
 use crate::store::{
-    stored_result, stored_scoring, stored_terms, stored_undo, FinishedGame, GameNow, Records, Standing,
-    StoreError, StoredGame,
+    stored_result, stored_scoring, stored_terms, stored_undo, FinishedGame, GameNow, ListedGame, Records,
+    Standing, StoreError, StoredGame,
 };
 
 /// The columns of a player's public record, as [`standing_of`] reads them.
@@ -144,6 +144,26 @@ pub(super) fn finished_game(row: &Row) -> Result<FinishedGame, StoreError> {
         terms,
         plies: usize::try_from(row.try_get::<_, i32>("plies")?).map_err(|_| corrupt("plies"))?,
         ratings,
+        id,
+    })
+}
+
+/// A game being played, from a row of `id, size, black, white, komi, move_time_ms, terms,
+/// plies, black_bot, white_bot`.
+pub(super) fn listed_game(row: &Row) -> Result<ListedGame, StoreError> {
+    let id: String = row.try_get("id")?;
+    let corrupt = |what: &str| StoreError::Corrupt(format!("game {id}: {what}"));
+    let move_time_ms =
+        u64::try_from(row.try_get::<_, i64>("move_time_ms")?).map_err(|_| corrupt("move time"))?;
+    let terms: Option<String> = row.try_get("terms")?;
+    let (terms, _) = stored_terms(&id, terms.as_deref(), None, row.try_get("komi")?, move_time_ms)?;
+    Ok(ListedGame {
+        size: usize::try_from(row.try_get::<_, i32>("size")?).map_err(|_| corrupt("size"))?,
+        black: row.try_get("black")?,
+        white: row.try_get("white")?,
+        bots: [row.try_get("black_bot")?, row.try_get("white_bot")?],
+        terms,
+        plies: usize::try_from(row.try_get::<_, i32>("plies")?).map_err(|_| corrupt("plies"))?,
         id,
     })
 }

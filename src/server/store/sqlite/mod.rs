@@ -357,6 +357,20 @@ impl SqliteStore {
         Ok(None)
     }
 
+    pub fn live_games_of(&mut self, names: &[String]) -> Result<Vec<String>, StoreError> {
+        let mut ids = Vec::new();
+        let mut statement = self
+            .connection
+            .prepare_cached("SELECT id FROM games WHERE status = 'playing' AND (black = ?1 OR white = ?1)")?;
+        for name in names {
+            let rows = statement.query_map([name], |row| row.get(0))?;
+            for id in rows {
+                ids.push(id?);
+            }
+        }
+        Ok(ids)
+    }
+
     pub fn live_game_ids(&mut self) -> Result<Vec<String>, StoreError> {
         Ok(self
             .connection

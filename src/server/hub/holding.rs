@@ -1,0 +1,84 @@
+//! On a shared database a process holds only the games its connections need: those its
+//! players play and those its watchers watch. A game is read when one of them needs it (a
+//! player signs in, a watcher watches, another process paired a player here) and dropped when
+//! none does; other processes' turns of games it does not hold are not replayed. A game that
+//! no process holds is still ended on time: every process looks twice a second for games
+//! overdue by the database's clock, and the database lets one of them end each. On SQLite the one process
+//! holds every game, since its clocks are its own.
+
+use crate::auth;
+
+use super::Hub;
+
+impl Hub {
+    /// Whether this process holds only what its connections need (a shared database).
+    pub(super) fn holds_only_needed(&self) -> bool {
+        self.store.is_shared()
+    }
+
+    /// Whether a connection here plays or watches the game of these players, or this process
+    /// is ending it for being overdue.
+    pub(super) fn needs(&self, id: &str, players: [&str; 2]) -> bool {
+        !self.holds_only_needed()
+            || self.rooms.contains_key(id)
+            || self.overdue.contains(id)
+            || players
+                .iter()
+                .any(|name| self.players.contains_key(&auth::name_key(name)))
+    }
+
+    /// Reads the live games of a player signing in that this process does not hold yet (its
+    /// welcome lists them).
+    pub(super) async fn hold_games_of(&mut self, name: &str) -> Result<(), crate::store::StoreError> {
+        if !self.holds_only_needed() {
+            return Ok(());
+        }
+        let ids: Vec<String> = self
+            .store
+            .live_games_of(&[name.to_string()])
+            .await?
+            .into_iter()
+            .filter(|id| !self.games.contains_key(id))
+            .collect();
+        self.catch_up(ids).await
+    }
+
+    /// Drops the games no connection here needs any more.
+    pub(super) fn release_unneeded(&mut self) {
+        if !self.holds_only_needed() {
+            return;
+        }
+        let unneeded: Vec<String> = self
+            .games
+            .values()
+            .filter(|live| !self.needs(&live.game.id, [&live.game.black, &live.game.white]))
+            .map(|live| live.game.id.clone())
+            .collect();
+        for id in unneeded {
+            self.games.remove(&id);
+        }
+    }
+
+    /// Reads the games overdue by the database's clock that this process does not hold, so
+    /// that their clocks, run out, end them (once: the database takes one process's ending).
+    pub(super) async fn hold_overdue_games(&mut self) {
+        let overdue = match self.store.overdue_games().await {
+            Ok(overdue) => overdue,
+            Err(error) => {
+                self.failure.get_or_insert(error);
+                return;
+            }
+        };
+        let unheld: Vec<String> = overdue
+            .into_iter()
+            .filter(|id| !self.games.contains_key(id))
+            .collect();
+        if unheld.is_empty() {
+            return;
+        }
+        self.overdue.extend(unheld.iter().cloned());
+        if let Err(error) = self.catch_up(unheld).await {
+            self.failure.get_or_insert(error);
+        }
+    }
+}
