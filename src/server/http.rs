@@ -209,7 +209,7 @@ struct PageQuery {
 /// `/api/games?status=playing` (the only status listed, and the default): the games being played.
 async fn games(State(state): State<AppState>, Query(query): Query<GamesQuery>) -> Response {
     match query.status.as_deref() {
-        None | Some("playing") => respond(state.reads.live_games(), ""),
+        None | Some("playing") => respond(state.reads.live_games().await, ""),
         Some(other) => json(
             StatusCode::BAD_REQUEST,
             error_body(&format!("status must be playing, not {other:?}")),

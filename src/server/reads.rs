@@ -2,14 +2,17 @@
 //! the snapshot it publishes after each commit, everything else from the store's [`Reader`].
 
 use std::borrow::Cow;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
 use crate::auth;
 use crate::game::ServerGame;
 use crate::lobby::Seek;
-use crate::protocol::{finished_view, GameState, SeekView, ServerMessage, StandingView};
+use crate::protocol::{finished_view, GameState, GameSummary, SeekView, ServerMessage, StandingView};
 use crate::snapshot::Snapshot;
+use crate::snapshot::LISTED_GAMES;
 use crate::store::{Reader, StoreError};
 
 /// An answer: a body (JSON, or an SGF record), nothing by that name, or no database.
@@ -20,28 +23,43 @@ pub enum Answer {
     Unavailable,
 }
 
+/// How old a list that many clients read may be: it is made again at most this often (the
+/// list of games also when a game starts or ends).
+const LIST_FRESH_FOR: Duration = Duration::from_millis(100);
+
 pub struct Reads {
     snapshot: Snapshot,
     reader: Reader,
+    /// The bodies of `/api/games` and (on PostgreSQL) of `/api/seeks`, as last made.
+    games_listed: Recent,
+    seeks_listed: Recent,
 }
 
 impl Reads {
     pub fn new(snapshot: Snapshot, reader: Reader) -> Reads {
-        Reads { snapshot, reader }
+        Reads {
+            snapshot,
+            reader,
+            games_listed: Recent::default(),
+            seeks_listed: Recent::default(),
+        }
     }
 
     /// `/api/seeks`: the seeks waiting, oldest first.
     pub async fn seeks(&self) -> Answer {
-        answer(
-            self.seeks_listed()
-                .await
-                .map(|seeks| Some(json!({ "seeks": seeks }).to_string())),
-        )
+        if let Some((_, body)) = self.snapshot.seeks() {
+            return Answer::Found(body.to_string());
+        }
+        let made = self.seeks_listed.get_or_make(0, || async {
+            let seeks = self.seeks_listed().await?;
+            Ok(json!({ "seeks": seeks }).to_string())
+        });
+        answer(made.await.map(|body| Some(body.to_string())))
     }
 
     /// The seeks waiting, oldest first, as `/api/seeks` and the lobby list them.
     pub async fn seeks_listed(&self) -> Result<Value, StoreError> {
-        if let Some(seeks) = self.snapshot.seeks() {
+        if let Some((seeks, _)) = self.snapshot.seeks() {
             return Ok(Value::clone(&seeks));
         }
         let seeks = self.reader.waiting_seeks().await?.unwrap_or_default();
@@ -51,7 +69,7 @@ impl Reads {
     /// The lobby's lists: a `lobby` message.
     pub async fn lobby(&self) -> Result<String, StoreError> {
         let seeks = self.seeks_listed().await?;
-        let (games, total) = self.snapshot.live_games();
+        let (games, total) = self.live_games_listed().await?;
         Ok(ServerMessage::Lobby {
             seeks: Cow::Owned(seeks),
             games: Cow::Owned(games),
@@ -61,8 +79,25 @@ impl Reads {
     }
 
     /// `/api/games`: the games being played, newest first.
-    pub fn live_games(&self) -> Answer {
-        Answer::Found(self.snapshot.live_games_json())
+    pub async fn live_games(&self) -> Answer {
+        let made = self.games_listed.get_or_make(self.snapshot.members(), || async {
+            let (games, total) = self.live_games_listed().await?;
+            Ok(json!({"games": games, "total": total}).to_string())
+        });
+        answer(made.await.map(|body| Some(body.to_string())))
+    }
+
+    /// The games being played, newest first (at most [`LISTED_GAMES`]), and how many there
+    /// are: from the database where this process holds only some (PostgreSQL), else as
+    /// published.
+    pub async fn live_games_listed(&self) -> Result<(Value, usize), StoreError> {
+        match self.reader.live_games(LISTED_GAMES).await? {
+            Some((games, total)) => {
+                let listed: Vec<GameSummary> = games.iter().map(GameSummary::listed).collect();
+                Ok((json!(listed), total))
+            }
+            None => Ok(self.snapshot.live_games()),
+        }
     }
 
     /// `/api/games/ID`: the game's STATE.
@@ -71,8 +106,8 @@ impl Reads {
             return Answer::Found(published.state_json());
         }
         answer(self.stored_game(id).await.map(|game| {
-            game.map(|game| {
-                let state = GameState::of(&game, 0).with_connected(|_| false);
+            game.map(|(game, remaining_ms)| {
+                let state = GameState::of(&game, remaining_ms.unwrap_or(0)).with_connected(|_| false);
                 serde_json::to_string(&state).expect("a state always serialises")
             })
         }))
@@ -83,7 +118,11 @@ impl Reads {
         if let Some(published) = self.snapshot.game(id) {
             return Answer::Found(published.game.sgf());
         }
-        answer(self.stored_game(id).await.map(|game| game.map(|game| game.sgf())))
+        answer(
+            self.stored_game(id)
+                .await
+                .map(|game| game.map(|(game, _)| game.sgf())),
+        )
     }
 
     /// `/api/players/NAME`: the player's record.
@@ -124,17 +163,42 @@ impl Reads {
         }))
     }
 
-    async fn stored_game(&self, id: &str) -> Result<Option<ServerGame>, StoreError> {
+    /// A game as stored, and (where the database keeps the clock) the time its player to move
+    /// has left.
+    async fn stored_game(&self, id: &str) -> Result<Option<(ServerGame, Option<u64>)>, StoreError> {
         // No id of another form was ever made: not worth asking the store about.
         if !auth::is_game_id(id) {
             return Ok(None);
         }
         match self.reader.game(id).await? {
-            Some(stored) => ServerGame::from_stored(&stored)
-                .map(Some)
+            Some((stored, remaining_ms)) => ServerGame::from_stored(&stored)
+                .map(|game| Some((game, remaining_ms)))
                 .map_err(StoreError::Corrupt),
             None => Ok(None),
         }
+    }
+}
+
+/// An answer as last made, made again once older than [`LIST_FRESH_FOR`] or made for another
+/// key. Readers that ask while it is made wait for it rather than make it too.
+#[derive(Default)]
+struct Recent(tokio::sync::Mutex<Option<(Instant, u64, Arc<str>)>>);
+
+impl Recent {
+    async fn get_or_make<F, Made>(&self, key: u64, make: F) -> Result<Arc<str>, StoreError>
+    where
+        F: FnOnce() -> Made,
+        Made: std::future::Future<Output = Result<String, StoreError>>,
+    {
+        let mut recent = self.0.lock().await;
+        if let Some((made, made_for, body)) = recent.as_ref() {
+            if *made_for == key && made.elapsed() < LIST_FRESH_FOR {
+                return Ok(body.clone());
+            }
+        }
+        let body: Arc<str> = make().await?.into();
+        *recent = Some((Instant::now(), key, body.clone()));
+        Ok(body)
     }
 }
 

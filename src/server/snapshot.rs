@@ -45,8 +45,11 @@ struct Published {
     games: HashMap<String, Arc<PublishedGame>>,
     /// The same games, newest first.
     newest_first: BTreeMap<Reverse<u64>, Arc<PublishedGame>>,
-    /// The seeks waiting, as `/api/seeks` lists them, where the hub knows every seek (SQLite).
-    seeks: Option<Arc<Value>>,
+    /// Counts the games published anew or no longer live: the list's members changed.
+    members: u64,
+    /// The seeks waiting, as `/api/seeks` lists them, where the hub knows every seek (SQLite),
+    /// and the body of `/api/seeks`.
+    seeks: Option<(Arc<Value>, Arc<str>)>,
 }
 
 /// The published state, shared by the hub (which writes it) and its readers.
@@ -58,14 +61,7 @@ impl Snapshot {
         self.read().games.get(id).cloned()
     }
 
-    /// `/api/games`: the games being played, newest first (at most [`LISTED_GAMES`]), and how
-    /// many there are.
-    pub fn live_games_json(&self) -> String {
-        let (games, total) = self.live_games();
-        serde_json::json!({"games": games, "total": total}).to_string()
-    }
-
-    /// The same as a list, and the total.
+    /// The games held, newest first (at most [`LISTED_GAMES`]), and how many there are.
     pub fn live_games(&self) -> (Value, usize) {
         let (listed, total) = {
             let published = self.read();
@@ -84,8 +80,14 @@ impl Snapshot {
         (serde_json::json!(games), total)
     }
 
-    /// The seeks waiting, listed, if the hub publishes them.
-    pub fn seeks(&self) -> Option<Arc<Value>> {
+    /// How many times the games listed changed, but for their turns: a game published anew,
+    /// or no longer live.
+    pub fn members(&self) -> u64 {
+        self.read().members
+    }
+
+    /// The seeks waiting, listed, and the body of `/api/seeks`, if the hub publishes them.
+    pub fn seeks(&self) -> Option<(Arc<Value>, Arc<str>)> {
         self.read().seeks.clone()
     }
 
@@ -93,8 +95,12 @@ impl Snapshot {
     pub(crate) fn publish_games(&self, changed: Vec<(String, Option<PublishedGame>)>) {
         let mut published = self.write();
         for (id, game) in changed {
-            if let Some(old) = published.games.remove(&id) {
+            let old = published.games.remove(&id);
+            if let Some(old) = &old {
                 published.newest_first.remove(&Reverse(old.order));
+            }
+            if old.is_some() != game.is_some() {
+                published.members += 1;
             }
             if let Some(game) = game {
                 let game = Arc::new(game);
@@ -105,7 +111,8 @@ impl Snapshot {
     }
 
     pub(crate) fn publish_seeks(&self, seeks: Value) {
-        self.write().seeks = Some(Arc::new(seeks));
+        let body = serde_json::json!({ "seeks": seeks }).to_string();
+        self.write().seeks = Some((Arc::new(seeks), body.into()));
     }
 
     fn read(&self) -> std::sync::RwLockReadGuard<'_, Published> {
