@@ -9,7 +9,8 @@
 //! (default 5000), `WATCHERS` on each game (default 10; 0 for none), `WATCHERS_RATE` (default
 //! 2000) and `WATCHERS_PROCESSES` (default 3) set the rounds with an audience (below). `--quick`
 //! (20 games, 2 s, 400 moves/s, 2 processes on a throwaway cluster, 5 readers, 2 watchers a game
-//! at 1500 moves/s) only checks that everything works.
+//! at 1500 moves/s) only checks that everything works. `STARTUP_GAMES` (default 100000; 2000
+//! with `--quick`) sets the start-up round (below).
 //!
 //! Two setups in one run, each printed as a table, with ratios between them:
 //! - one server process on SQLite (`synchronous=FULL`), and the echo ceiling (below);
@@ -77,6 +78,10 @@
 //! a game over 5 s after seeking is counted as stranded, and fails the "held" target. Frames are
 //! paced below the server's per-connection rate limit (100 frames a second), which only binds
 //! with very few games.
+//!
+//! Last, the start-up round on PostgreSQL: one process started on an empty database, then on
+//! one holding `STARTUP_GAMES` unfinished correspondence games (three days a move, ten turns
+//! each, made directly in the database): the time until it serves, and its resident memory.
 
 #[path = "server_load/audience.rs"]
 mod audience;
@@ -100,6 +105,8 @@ mod readers;
 mod report;
 #[path = "server_load/servers.rs"]
 mod servers;
+#[path = "server_load/startup.rs"]
+mod startup;
 #[path = "server_load/watchers.rs"]
 mod watchers;
 

@@ -14,7 +14,11 @@ use crate::measure::{measure, Measured, Site};
 use crate::postgres::Databases;
 use crate::report::{print_heading, report};
 use crate::servers::{Children, ServerProcess};
+use crate::startup::{report_startup, startup_round};
 use crate::{DRAIN_TIMEOUT, SEEKING_AT_ONCE, SERVER_START_TIMEOUT, SERVER_STOP_TIMEOUT, VERIFY_TIMEOUT};
+
+/// The longest the start-up round may take (filling the database, and three starts).
+const STARTUP_BUDGET: Duration = Duration::from_secs(300);
 
 pub(crate) struct Params {
     pub(crate) games: usize,
@@ -35,6 +39,8 @@ pub(crate) struct Params {
     /// connections are, so that they do not all reach the server in one batch.
     pub(crate) seeking_at_once: usize,
     pub(crate) audience: AudienceParams,
+    /// The unfinished games on the database of the start-up round.
+    pub(crate) startup_games: usize,
 }
 
 impl Params {
@@ -51,6 +57,7 @@ impl Params {
                 database: None,
                 seeking_at_once: SEEKING_AT_ONCE,
                 audience: AudienceParams::quick(),
+                startup_games: 2000,
             });
         }
         let games = env_number("GAMES", 1000.0)?;
@@ -59,6 +66,10 @@ impl Params {
         let pg_rate = env_number("PG_RATE", 5_000.0)?;
         let processes = env_number("PROCESSES", 3.0)?;
         let seeking_at_once = env_number("SEEKING_AT_ONCE", SEEKING_AT_ONCE as f64)?;
+        let startup_games = env_number("STARTUP_GAMES", 100_000.0)?;
+        if !(0.0..=1e7).contains(&startup_games) {
+            return Err("STARTUP_GAMES must be 0 to 10,000,000".into());
+        }
         if !(1.0..=5000.0).contains(&games)
             || !(0.5..=600.0).contains(&seconds)
             || !(0.0..=1e6).contains(&rate)
@@ -88,6 +99,7 @@ impl Params {
                 n => n,
             },
             audience: AudienceParams::read()?,
+            startup_games: startup_games as usize,
         })
     }
 
@@ -210,6 +222,7 @@ pub(crate) fn run(params: &Params) -> Result<(), String> {
     start_watchdog(
         params.measurement_budget() * measurements as u32
             + params.audience.budget(params, databases.is_some())
+            + STARTUP_BUDGET
             + Duration::from_secs(30),
         children.clone(),
     );
@@ -223,8 +236,15 @@ pub(crate) fn run(params: &Params) -> Result<(), String> {
         None => Vec::new(),
     };
     let audience = audience_rounds(params, databases.as_mut(), &children)?;
+    let startup = match (&mut databases, params.startup_games) {
+        (Some(databases), games) if games > 0 => Some(startup_round(databases, &children, games)?),
+        _ => None,
+    };
     drop(databases);
     report(params, &sqlite, &postgres);
     report_audience(params, &audience);
+    if let Some(startup) = &startup {
+        report_startup(startup);
+    }
     Ok(())
 }
