@@ -2,8 +2,6 @@
 //! the snapshot it publishes after each commit, everything else from the store's [`Reader`].
 
 use std::borrow::Cow;
-use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
@@ -23,26 +21,14 @@ pub enum Answer {
     Unavailable,
 }
 
-/// How old a list that many clients read may be: it is made again at most this often (the
-/// list of games also when a game starts or ends).
-const LIST_FRESH_FOR: Duration = Duration::from_millis(100);
-
 pub struct Reads {
     snapshot: Snapshot,
     reader: Reader,
-    /// The bodies of `/api/games` and (on PostgreSQL) of `/api/seeks`, as last made.
-    games_listed: Recent,
-    seeks_listed: Recent,
 }
 
 impl Reads {
     pub fn new(snapshot: Snapshot, reader: Reader) -> Reads {
-        Reads {
-            snapshot,
-            reader,
-            games_listed: Recent::default(),
-            seeks_listed: Recent::default(),
-        }
+        Reads { snapshot, reader }
     }
 
     /// `/api/seeks`: the seeks waiting, oldest first.
@@ -50,11 +36,11 @@ impl Reads {
         if let Some((_, body)) = self.snapshot.seeks() {
             return Answer::Found(body.to_string());
         }
-        let made = self.seeks_listed.get_or_make(0, || async {
-            let seeks = self.seeks_listed().await?;
-            Ok(json!({ "seeks": seeks }).to_string())
-        });
-        answer(made.await.map(|body| Some(body.to_string())))
+        answer(
+            self.seeks_listed()
+                .await
+                .map(|seeks| Some(json!({ "seeks": seeks }).to_string())),
+        )
     }
 
     /// The seeks waiting, oldest first, as `/api/seeks` and the lobby list them.
@@ -80,11 +66,14 @@ impl Reads {
 
     /// `/api/games`: the games being played, newest first.
     pub async fn live_games(&self) -> Answer {
-        let made = self.games_listed.get_or_make(self.snapshot.members(), || async {
-            let (games, total) = self.live_games_listed().await?;
-            Ok(json!({"games": games, "total": total}).to_string())
-        });
-        answer(made.await.map(|body| Some(body.to_string())))
+        match self.reader.live_games(LISTED_GAMES).await {
+            Ok(Some((games, total))) => {
+                let listed: Vec<GameSummary> = games.iter().map(GameSummary::listed).collect();
+                Answer::Found(json!({"games": listed, "total": total}).to_string())
+            }
+            Ok(None) => Answer::Found(self.snapshot.live_games_json()),
+            Err(error) => answer(Err(error)),
+        }
     }
 
     /// The games being played, newest first (at most [`LISTED_GAMES`]), and how many there
@@ -107,7 +96,8 @@ impl Reads {
         }
         answer(self.stored_game(id).await.map(|game| {
             game.map(|(game, remaining_ms)| {
-                let state = GameState::of(&game, remaining_ms.unwrap_or(0)).with_connected(|_| false);
+                let state = GameState::of(&game, remaining_ms.unwrap_or(0))
+                    .with_connected(|name| self.snapshot.is_connected(name));
                 serde_json::to_string(&state).expect("a state always serialises")
             })
         }))
@@ -176,29 +166,6 @@ impl Reads {
                 .map_err(StoreError::Corrupt),
             None => Ok(None),
         }
-    }
-}
-
-/// An answer as last made, made again once older than [`LIST_FRESH_FOR`] or made for another
-/// key. Readers that ask while it is made wait for it rather than make it too.
-#[derive(Default)]
-struct Recent(tokio::sync::Mutex<Option<(Instant, u64, Arc<str>)>>);
-
-impl Recent {
-    async fn get_or_make<F, Made>(&self, key: u64, make: F) -> Result<Arc<str>, StoreError>
-    where
-        F: FnOnce() -> Made,
-        Made: std::future::Future<Output = Result<String, StoreError>>,
-    {
-        let mut recent = self.0.lock().await;
-        if let Some((made, made_for, body)) = recent.as_ref() {
-            if *made_for == key && made.elapsed() < LIST_FRESH_FOR {
-                return Ok(body.clone());
-            }
-        }
-        let body: Arc<str> = make().await?.into();
-        *recent = Some((Instant::now(), key, body.clone()));
-        Ok(body)
     }
 }
 

@@ -4,8 +4,8 @@
 //! reader holds the lock only to copy pointers.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, RwLock};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::{Arc, OnceLock, RwLock};
 
 use serde_json::Value;
 use tokio::time::Instant;
@@ -25,6 +25,8 @@ pub struct PublishedGame {
     pub connected: [bool; 2],
     /// When the process first held it: the newest are listed first.
     pub order: u64,
+    /// Its entry in `/api/games`, made by the first reader that lists it.
+    pub summary: OnceLock<String>,
 }
 
 impl PublishedGame {
@@ -45,8 +47,8 @@ struct Published {
     games: HashMap<String, Arc<PublishedGame>>,
     /// The same games, newest first.
     newest_first: BTreeMap<Reverse<u64>, Arc<PublishedGame>>,
-    /// Counts the games published anew or no longer live: the list's members changed.
-    members: u64,
+    /// The keys of the players connected to the server (here or to another process).
+    connected: Arc<HashSet<String>>,
     /// The seeks waiting, as `/api/seeks` lists them, where the hub knows every seek (SQLite),
     /// and the body of `/api/seeks`.
     seeks: Option<(Arc<Value>, Arc<str>)>,
@@ -61,18 +63,26 @@ impl Snapshot {
         self.read().games.get(id).cloned()
     }
 
+    /// The body of `/api/games`: the games held, newest first (at most [`LISTED_GAMES`]), and
+    /// how many there are. Each game's entry is made once a change, by the first reader.
+    pub fn live_games_json(&self) -> String {
+        let (listed, total) = self.newest();
+        let mut body = String::from("{\"games\":[");
+        for (index, published) in listed.iter().enumerate() {
+            if index > 0 {
+                body.push(',');
+            }
+            body.push_str(published.summary.get_or_init(|| {
+                serde_json::to_string(&GameSummary::of(&published.game)).expect("a summary always serialises")
+            }));
+        }
+        body.push_str(&format!("],\"total\":{total}}}"));
+        body
+    }
+
     /// The games held, newest first (at most [`LISTED_GAMES`]), and how many there are.
     pub fn live_games(&self) -> (Value, usize) {
-        let (listed, total) = {
-            let published = self.read();
-            let listed: Vec<Arc<PublishedGame>> = published
-                .newest_first
-                .values()
-                .take(LISTED_GAMES)
-                .cloned()
-                .collect();
-            (listed, published.games.len())
-        };
+        let (listed, total) = self.newest();
         let games: Vec<GameSummary> = listed
             .iter()
             .map(|published| GameSummary::of(&published.game))
@@ -80,10 +90,24 @@ impl Snapshot {
         (serde_json::json!(games), total)
     }
 
-    /// How many times the games listed changed, but for their turns: a game published anew,
-    /// or no longer live.
-    pub fn members(&self) -> u64 {
-        self.read().members
+    /// Whether the player of this name is connected to the server, as last published.
+    pub fn is_connected(&self, name: &str) -> bool {
+        self.read().connected.contains(&crate::auth::name_key(name))
+    }
+
+    pub(crate) fn publish_connected(&self, connected: HashSet<String>) {
+        self.write().connected = Arc::new(connected);
+    }
+
+    fn newest(&self) -> (Vec<Arc<PublishedGame>>, usize) {
+        let published = self.read();
+        let listed = published
+            .newest_first
+            .values()
+            .take(LISTED_GAMES)
+            .cloned()
+            .collect();
+        (listed, published.games.len())
     }
 
     /// The seeks waiting, listed, and the body of `/api/seeks`, if the hub publishes them.
@@ -95,12 +119,8 @@ impl Snapshot {
     pub(crate) fn publish_games(&self, changed: Vec<(String, Option<PublishedGame>)>) {
         let mut published = self.write();
         for (id, game) in changed {
-            let old = published.games.remove(&id);
-            if let Some(old) = &old {
+            if let Some(old) = published.games.remove(&id) {
                 published.newest_first.remove(&Reverse(old.order));
-            }
-            if old.is_some() != game.is_some() {
-                published.members += 1;
             }
             if let Some(game) = game {
                 let game = Arc::new(game);

@@ -233,6 +233,8 @@ pub struct Hub {
     snapshot: Snapshot,
     /// The count of changes to the seeks (where they live here) as last published.
     seeks_published: Option<u64>,
+    /// Whether a player connected or left since the players connected were last published.
+    presence_changed: bool,
     /// Games held only to be ended for being overdue (see `holding`), until they are.
     overdue: HashSet<String>,
     /// Games held since the start, for their order.
@@ -298,6 +300,7 @@ impl Hub {
             snapshot: Snapshot::default(),
             seeks_published: None,
             overdue: HashSet::new(),
+            presence_changed: true,
             games_held: 0,
             clocks: BinaryHeap::new(),
             batch: Batch::default(),

@@ -109,7 +109,7 @@ impl Elsewhere {
         }
     }
 
-    fn connected_keys(&self) -> BTreeSet<String> {
+    pub fn connected_keys(&self) -> BTreeSet<String> {
         self.told
             .keys()
             .filter(|key| self.is_connected(key))
@@ -179,6 +179,7 @@ impl Hub {
 
     /// `presence` to the opponent in each of the player's live games.
     pub(super) fn tell_presence(&mut self, key: &str, connected: bool) {
+        self.presence_changed = true;
         let mut told = Vec::new();
         let mut watched = Vec::new();
         for live in self.games.values().filter(|live| !live.game.is_over()) {

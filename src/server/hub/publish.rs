@@ -1,5 +1,7 @@
 //! Publishing the committed state for readers on other threads ([`crate::snapshot`]).
 
+use std::sync::OnceLock;
+
 use crate::snapshot::PublishedGame;
 
 use super::Hub;
@@ -26,11 +28,18 @@ impl Hub {
                                 self.is_connected_name(&live.game.white),
                             ],
                             order: live.order,
+                            summary: OnceLock::new(),
                         });
                     (id, entry)
                 })
                 .collect();
             self.snapshot.publish_games(entries);
+        }
+        if std::mem::take(&mut self.presence_changed) {
+            let mut connected: std::collections::HashSet<String> =
+                self.elsewhere.connected_keys().into_iter().collect();
+            connected.extend(self.players.keys().cloned());
+            self.snapshot.publish_connected(connected);
         }
         if let Some((changes, seeks)) = self.store.local_seeks() {
             if self.seeks_published != Some(changes) {

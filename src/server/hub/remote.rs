@@ -347,6 +347,9 @@ impl Hub {
         let mut first = now.game.clone();
         first.moves.clear();
         first.result = None;
+        // As it began: its scoring phase and undo request, if any, come after its turns.
+        first.scoring = None;
+        first.undo.pending = None;
         let game = ServerGame::from_stored(&first).map_err(StoreError::Corrupt)?;
         let remaining = remaining(now, &game);
         let start: Arc<str> = ServerMessage::Start {
