@@ -55,8 +55,16 @@ impl LobbyFeed {
     /// `watch_lobby`: the lobby as it is now, and what sends it again when it changes.
     pub async fn watch(&self) -> Result<(Arc<str>, LobbyWatch), StoreError> {
         let mut receiver = self.latest.subscribe();
-        receiver.borrow_and_update();
         let now: Arc<str> = self.reads.lobby().await?.into();
+        // The feed's latest becomes this one, so that the next change is told against it.
+        self.latest.send_if_modified(|latest| {
+            let changed = **latest != *now;
+            if changed {
+                *latest = now.clone();
+            }
+            changed
+        });
+        receiver.borrow_and_update();
         let watch = LobbyWatch {
             receiver,
             last: now.clone(),

@@ -120,7 +120,10 @@ impl Hub {
 
     /// What follows a batch's commit: the other processes told what stores nothing (again
     /// after a lost database: each may be told twice), the seeks of players `closed` withdrawn.
-    async fn after_commit(&mut self, to_announce: Vec<Change>, closed: Vec<String>) {
+    async fn after_commit(&mut self, mut to_announce: Vec<Change>, mut closed: Vec<String>) {
+        // And what the deliveries added: connections closed for being too slow meanwhile.
+        to_announce.append(&mut self.batch.to_announce);
+        closed.append(&mut self.batch.closed);
         if !to_announce.is_empty() {
             if let Err(error) = self.store.announce(&to_announce).await {
                 self.batch.to_announce.splice(0..0, to_announce);
@@ -157,6 +160,7 @@ impl Hub {
         if !self.recover(error).await {
             return;
         }
+        self.publish();
         for pending in independent {
             self.deliver_pending(pending, None);
         }

@@ -80,5 +80,13 @@ impl Hub {
         if let Err(error) = self.catch_up(unheld).await {
             self.failure.get_or_insert(error);
         }
+        // One whose player moved meanwhile is not overdue after all.
+        let now = tokio::time::Instant::now();
+        let games = &self.games;
+        self.overdue.retain(|id| {
+            games
+                .get(id)
+                .is_some_and(|live| live.deadline.is_none_or(|deadline| deadline <= now))
+        });
     }
 }

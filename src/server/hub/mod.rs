@@ -405,6 +405,8 @@ impl Hub {
                     self.failure.get_or_insert(error);
                 }
             }
+            // Told already: readable now (all of it was committed by the other processes).
+            self.publish();
             self.expire_clocks();
             let mut stop = false;
             for event in local {
@@ -433,6 +435,7 @@ impl Hub {
                 if error.is_connection_lost() && !self.recover(error).await {
                     return Ok(());
                 }
+                self.publish();
             }
             if stop {
                 return Ok(());

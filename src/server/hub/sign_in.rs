@@ -21,6 +21,8 @@ impl Hub {
             Some(player) => Some(player.record.clone()),
             None => self.store.player(name).await.map_err(|error| self.lost(error))?,
         };
+        // A new account has no games to read, and its token goes out only in its welcome.
+        let registering = known.is_none();
         let token = match (known, token) {
             (None, None) => {
                 self.may_register(conn)?;
@@ -81,10 +83,9 @@ impl Hub {
                 token
             }
         };
-        let registered = self.players[&key].record.name.clone();
-        self.hold_games_of(&registered)
-            .await
-            .map_err(|error| self.lost(error))?;
+        if !registering {
+            self.hold_games_of_player(&key).await?;
+        }
         self.signed_in(conn, key, name, token);
         Ok(())
     }
@@ -138,8 +139,26 @@ impl Hub {
                 },
             );
         }
-        self.hold_games_of(name).await.map_err(|error| self.lost(error))?;
+        self.hold_games_of_player(&key).await?;
         self.signed_in(conn, key, name, String::new());
+        Ok(())
+    }
+
+    /// Reads the games of the player `key` (held in `players`, its name as registered) before
+    /// it is signed in here; if the store fails, the player is not left held without a
+    /// connection.
+    async fn hold_games_of_player(&mut self, key: &str) -> Result<(), Refused> {
+        let registered = self.players[key].record.name.clone();
+        if let Err(error) = self.hold_games_of(&registered).await {
+            if self
+                .players
+                .get(key)
+                .is_some_and(|player| player.connections.is_empty())
+            {
+                self.players.remove(key);
+            }
+            return Err(self.lost(error));
+        }
         Ok(())
     }
 
