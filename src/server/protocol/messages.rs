@@ -233,49 +233,63 @@ pub struct GameSummary<'a> {
     pub to_move: Color,
 }
 
-impl GameSummary<'_> {
-    pub fn of(game: &ServerGame) -> GameSummary<'_> {
-        GameSummary {
-            id: game.id.as_str().into(),
-            size: game.size(),
-            black: game.black.as_str().into(),
-            white: game.white.as_str().into(),
-            bots: ByColor {
-                black: game.bots[0],
-                white: game.bots[1],
-            },
-            ranks: ranks_view(&game.terms),
-            rated: game.terms.rated,
-            time: game.terms.time.to_json(),
-            moves: game.moves().len(),
-            to_move: game.to_move(),
-        }
+impl<'a> GameSummary<'a> {
+    pub fn of(game: &'a ServerGame) -> GameSummary<'a> {
+        let names = [game.black.as_str().into(), game.white.as_str().into()];
+        let turns = (game.moves().len(), game.to_move());
+        GameSummary::from_parts(
+            game.id.as_str().into(),
+            game.size(),
+            names,
+            game.bots,
+            &game.terms,
+            turns,
+        )
     }
-}
 
-impl GameSummary<'static> {
     /// A game as the store lists it, without its turns.
     pub fn listed(game: &ListedGame) -> GameSummary<'static> {
         // With handicap stones, white moves first.
         let white_first = game.terms.handicap > 0;
+        let to_move = if (game.plies % 2 == 1) != white_first {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let names = [game.black.clone().into(), game.white.clone().into()];
+        GameSummary::from_parts(
+            game.id.clone().into(),
+            game.size,
+            names,
+            game.bots,
+            &game.terms,
+            (game.plies, to_move),
+        )
+    }
+
+    /// `turns`: how many were played, and who is to move.
+    fn from_parts(
+        id: Cow<'a, str>,
+        size: usize,
+        [black, white]: [Cow<'a, str>; 2],
+        bots: [bool; 2],
+        terms: &GameTerms,
+        (moves, to_move): (usize, Color),
+    ) -> GameSummary<'a> {
         GameSummary {
-            id: game.id.clone().into(),
-            size: game.size,
-            black: game.black.clone().into(),
-            white: game.white.clone().into(),
+            id,
+            size,
+            black,
+            white,
             bots: ByColor {
-                black: game.bots[0],
-                white: game.bots[1],
+                black: bots[0],
+                white: bots[1],
             },
-            ranks: ranks_view(&game.terms),
-            rated: game.terms.rated,
-            time: game.terms.time.to_json(),
-            moves: game.plies,
-            to_move: if (game.plies % 2 == 1) != white_first {
-                Color::White
-            } else {
-                Color::Black
-            },
+            ranks: ranks_view(terms),
+            rated: terms.rated,
+            time: terms.time.to_json(),
+            moves,
+            to_move,
         }
     }
 }

@@ -270,7 +270,8 @@ impl Pacer {
 
 pub(crate) type Socket = WebSocketStream<TcpStream>;
 
-pub(crate) async fn connect(port: u16) -> Result<Socket, String> {
+/// A TCP connection to the server on loopback, without Nagle's delay.
+pub(crate) async fn tcp_to(port: u16) -> Result<TcpStream, String> {
     let stream = tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(("127.0.0.1", port)))
         .await
         .map_err(|_| "connecting timed out".to_string())?
@@ -278,6 +279,11 @@ pub(crate) async fn connect(port: u16) -> Result<Socket, String> {
     stream
         .set_nodelay(true)
         .map_err(|e| format!("cannot set TCP_NODELAY: {e}"))?;
+    Ok(stream)
+}
+
+pub(crate) async fn connect(port: u16) -> Result<Socket, String> {
+    let stream = tcp_to(port).await?;
     let url = format!("ws://127.0.0.1:{port}/ws");
     let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER);
     let handshake = tokio_tungstenite::client_async_with_config(url, stream, Some(config));

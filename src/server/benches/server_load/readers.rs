@@ -10,7 +10,7 @@ use tokio::net::TcpStream;
 use tokio::sync::watch;
 use tokio::time::MissedTickBehavior;
 
-use crate::driver::{Phase, Shared};
+use crate::driver::{tcp_to, Phase, Shared};
 use crate::CONNECT_TIMEOUT;
 
 /// The two lists, each with the key its answer starts with.
@@ -59,13 +59,7 @@ struct Http {
 
 impl Http {
     async fn open(port: u16) -> Result<Http, String> {
-        let stream = tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(("127.0.0.1", port)))
-            .await
-            .map_err(|_| "connecting timed out".to_string())?
-            .map_err(|e| format!("cannot connect: {e}"))?;
-        stream
-            .set_nodelay(true)
-            .map_err(|e| format!("cannot set TCP_NODELAY: {e}"))?;
+        let stream = tcp_to(port).await?;
         Ok(Http {
             stream,
             buffer: Vec::with_capacity(64 * 1024),
