@@ -13,7 +13,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use tokio::sync::{mpsc, Semaphore};
 
-use super::game::{ServerGame, BOARD_SIZES};
+use super::game::{PointName, ServerGame, BOARD_SIZES};
 use super::hub::{ConnId, Event, Outgoing};
 use super::lobby_feed::{LobbyFeed, LobbyWatch};
 use super::protocol::{
@@ -56,7 +56,7 @@ struct Decided {
     game: String,
     ply: usize,
     /// The turns of the position thought about (a turn taken back since may have changed it).
-    moves: Vec<Option<String>>,
+    moves: Vec<Option<PointName>>,
     frame: ClientFrame,
 }
 

@@ -117,10 +117,13 @@ impl Snapshot {
 
     /// Replaces the games changed by the last commit (`None`: no longer live).
     pub(crate) fn publish_games(&self, changed: Vec<(String, Option<PublishedGame>)>) {
+        // Dropped after the lock is let go: readers wait for no freeing.
+        let mut replaced = Vec::with_capacity(changed.len());
         let mut published = self.write();
         for (id, game) in changed {
             if let Some(old) = published.games.remove(&id) {
                 published.newest_first.remove(&Reverse(old.order));
+                replaced.push(old);
             }
             if let Some(game) = game {
                 let game = Arc::new(game);
@@ -128,6 +131,8 @@ impl Snapshot {
                 published.games.insert(id, game);
             }
         }
+        drop(published);
+        drop(replaced);
     }
 
     pub(crate) fn publish_seeks(&self, seeks: Value) {

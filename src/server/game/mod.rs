@@ -10,6 +10,9 @@ use super::store::StoredGame;
 use super::terms::{GameTerms, Scoring};
 use super::time_control::{Clock, TimeControl};
 use gokata_engine::bot::{dead_stones, score_without};
+
+mod point_name;
+pub use point_name::{same_moves, PointName};
 /// The board sizes a seek may ask for.
 pub const BOARD_SIZES: [usize; 3] = [9, 13, 19];
 
@@ -156,7 +159,7 @@ pub struct ServerGame {
     /// a stored game is replayed: its phase, if any, is stored).
     estimates_dead: bool,
     game: Game,
-    moves: Vec<Option<String>>,
+    moves: Vec<Option<PointName>>,
     result: Option<GameResult>,
 }
 
@@ -264,7 +267,11 @@ impl ServerGame {
             chat: self.chat.clone(),
             scoring: self.scoring.clone(),
             ratings: self.ratings.clone(),
-            moves: self.moves.clone(),
+            moves: self
+                .moves
+                .iter()
+                .map(|point| point.map(|name| name.to_string()))
+                .collect(),
             result: self.result,
         }
     }
@@ -277,7 +284,7 @@ impl ServerGame {
         self.game.to_move()
     }
 
-    pub fn moves(&self) -> &[Option<String>] {
+    pub fn moves(&self) -> &[Option<PointName>] {
         &self.moves
     }
 
@@ -630,7 +637,9 @@ impl ServerGame {
         captured.sort_unstable();
         self.game.play_as(color, p).expect("checked legal above");
         let name = coord::format(row, col, size);
-        self.moves.push(Some(name.clone()));
+        self.moves.push(Some(
+            PointName::new(&name).expect("a point's name is at most three characters"),
+        ));
         self.clock_history.push(self.clocks);
         self.undo.pending = None;
         Ok(Turn {

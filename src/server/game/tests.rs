@@ -20,7 +20,7 @@ fn turns_alternate_and_stale_plies_are_refused() {
     assert_eq!(g.play(Color::White, 0, Some("4D")), Err(Refusal::Stale));
     assert_eq!(g.play(Color::White, 2, Some("4D")), Err(Refusal::Stale));
     assert_eq!(g.play(Color::Black, 1, Some("4D")), Err(Refusal::NotYourTurn));
-    assert_eq!(g.moves(), &[Some("5E".to_string())]);
+    assert!(same_moves(g.moves(), &[Some("5E".to_string())]));
 }
 
 #[test]

@@ -33,6 +33,7 @@ impl Hub {
             return None;
         }
         let name = self.players.remove(&key)?.record.name;
+        self.may_release();
         self.left_here(&key, &name);
         Some(name)
     }

@@ -43,9 +43,15 @@ impl Hub {
         self.catch_up(ids).await
     }
 
-    /// Drops the games no connection here needs any more.
+    /// Notes that a game may no longer be needed here: a player left, a room emptied, an
+    /// overdue game turned out not to be.
+    pub(super) fn may_release(&mut self) {
+        self.release_due = true;
+    }
+
+    /// Drops the games no connection here needs any more, if anything left since the last look.
     pub(super) fn release_unneeded(&mut self) {
-        if !self.holds_only_needed() {
+        if !std::mem::take(&mut self.release_due) || !self.holds_only_needed() {
             return;
         }
         let unneeded: Vec<String> = self
@@ -83,10 +89,14 @@ impl Hub {
         // One whose player moved meanwhile is not overdue after all.
         let now = tokio::time::Instant::now();
         let games = &self.games;
+        let before = self.overdue.len();
         self.overdue.retain(|id| {
             games
                 .get(id)
                 .is_some_and(|live| live.deadline.is_none_or(|deadline| deadline <= now))
         });
+        if self.overdue.len() < before {
+            self.may_release();
+        }
     }
 }

@@ -237,6 +237,9 @@ pub struct Hub {
     presence_changed: bool,
     /// Games held only to be ended for being overdue (see `holding`), until they are.
     overdue: HashSet<String>,
+    /// Whether a player, a watcher or an overdue game left since the games held were last
+    /// checked for whether anyone here still needs them (see `holding`).
+    release_due: bool,
     /// Games held since the start, for their order.
     games_held: u64,
     /// Entries at or before their games' deadlines; one that comes up early is queued again
@@ -300,6 +303,7 @@ impl Hub {
             snapshot: Snapshot::default(),
             seeks_published: None,
             overdue: HashSet::new(),
+            release_due: false,
             presence_changed: true,
             games_held: 0,
             clocks: BinaryHeap::new(),

@@ -30,6 +30,9 @@ pub struct Elsewhere {
     alive: HashSet<String>,
     /// Reports each process has been missing from.
     absent: HashMap<String, u32>,
+    /// Whether something told before this process's listener reconnected may still await
+    /// confirmation.
+    reconfirming: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -67,6 +70,12 @@ impl Elsewhere {
 
     /// The processes alive now; the players whose connectedness this changed, and how.
     pub fn report_alive(&mut self, alive: &[String]) -> Vec<(String, bool)> {
+        let unchanged =
+            alive.len() == self.alive.len() && alive.iter().all(|process| self.alive.contains(process));
+        if unchanged && self.absent.is_empty() && !self.reconfirming {
+            // Every process told of is alive, as before, and everything told is confirmed.
+            return Vec::new();
+        }
         let before = self.connected_keys();
         self.alive = alive.iter().cloned().collect();
         for process in alive {
@@ -93,6 +102,10 @@ impl Elsewhere {
             !processes.is_empty()
         });
         self.absent.retain(|_, &mut n| n <= ABSENT_REPORTS_KEPT);
+        self.reconfirming = self
+            .told
+            .values()
+            .any(|processes| processes.values().any(|confirmed| *confirmed != Confirmed::Yes));
         let after = self.connected_keys();
         let gone = before.difference(&after).map(|key| (key.clone(), false));
         let back = after.difference(&before).map(|key| (key.clone(), true));
@@ -102,6 +115,7 @@ impl Elsewhere {
     /// This process's listener reconnected: what was told may be out of date. It counts until
     /// told again (the others are asked) or for a few more reports, then goes.
     pub fn told_before_reconnecting(&mut self) {
+        self.reconfirming = true;
         for processes in self.told.values_mut() {
             for confirmed in processes.values_mut() {
                 *confirmed = Confirmed::Until(RECONFIRM_REPORTS);

@@ -244,7 +244,7 @@ impl Hub {
             let common = told
                 .iter()
                 .zip(&now.game.moves)
-                .take_while(|(a, b)| a == b)
+                .take_while(|(a, b)| a.as_deref() == b.as_deref())
                 .count();
             undone = common < told.len();
             let mut known = now.game.clone();

@@ -156,6 +156,7 @@ impl Hub {
                 .is_some_and(|player| player.connections.is_empty())
             {
                 self.players.remove(key);
+                self.may_release();
             }
             return Err(self.lost(error));
         }

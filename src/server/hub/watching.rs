@@ -219,6 +219,7 @@ impl Hub {
             room.remove(&conn);
             if room.is_empty() {
                 self.rooms.remove(game_id);
+                self.may_release();
             }
         }
     }

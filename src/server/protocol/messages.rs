@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use super::colors::{color, optional_color};
 use super::{Opponent, Refused, SeekColor};
-use crate::game::{ChatMessage, EndReason, GameResult, ServerGame, Turn};
+use crate::game::{ChatMessage, EndReason, GameResult, PointName, ServerGame, Turn};
 use crate::lobby::Seek;
 use crate::store::{FinishedGame, ListedGame, Records, Standing};
 use crate::terms::{GameTerms, Scoring};
@@ -31,7 +31,7 @@ pub struct GameState<'a> {
     pub black: Cow<'a, str>,
     pub white: Cow<'a, str>,
     pub komi: f64,
-    pub moves: Cow<'a, [Option<String>]>,
+    pub moves: Cow<'a, [Option<PointName>]>,
     #[serde(with = "color")]
     pub to_move: Color,
     pub board: Vec<String>,

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use gokata_engine::{area_score, coord, Color, Game, Rng};
-use gokata_server::game::EndReason;
+use gokata_server::game::{same_moves, EndReason};
 use gokata_server::protocol::{
     AskedTerms, ClientFrame, GameState, GameStatus, Opponent, SeekColor, ServerFrame,
 };
@@ -339,7 +339,7 @@ impl Player {
         } else {
             GameStatus::Playing
         };
-        if *state.moves != log.moves || state.status != status {
+        if !same_moves(&state.moves, &log.moves) || state.status != status {
             return Err(format!(
                 "game {id}: {} turns acknowledged ({status:?}), the server has {} ({:?}): lost or extra turns",
                 log.moves.len(),
