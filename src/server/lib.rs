@@ -19,6 +19,7 @@ pub mod game;
 pub mod http;
 pub mod hub;
 pub mod limits;
+pub mod listing;
 pub mod lobby;
 pub mod lobby_feed;
 pub mod protocol;

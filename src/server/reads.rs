@@ -8,9 +8,8 @@ use serde_json::{json, Value};
 use crate::auth;
 use crate::game::ServerGame;
 use crate::lobby::Seek;
-use crate::protocol::{finished_view, GameState, GameSummary, SeekView, ServerMessage, StandingView};
+use crate::protocol::{finished_view, GameState, SeekView, ServerMessage, StandingView};
 use crate::snapshot::Snapshot;
-use crate::snapshot::LISTED_GAMES;
 use crate::store::{Reader, StoreError};
 
 /// An answer: a body (JSON, or an SGF record), nothing by that name, or no database.
@@ -66,27 +65,13 @@ impl Reads {
 
     /// `/api/games`: the games being played, newest first.
     pub async fn live_games(&self) -> Answer {
-        match self.reader.live_games(LISTED_GAMES).await {
-            Ok(Some((games, total))) => {
-                let listed: Vec<GameSummary> = games.iter().map(GameSummary::listed).collect();
-                Answer::Found(json!({"games": listed, "total": total}).to_string())
-            }
-            Ok(None) => Answer::Found(self.snapshot.live_games_json()),
-            Err(error) => answer(Err(error)),
-        }
+        Answer::Found(self.snapshot.live_games_json())
     }
 
     /// The games being played, newest first (at most [`LISTED_GAMES`]), and how many there
-    /// are: from the database where this process holds only some (PostgreSQL), else as
-    /// published.
+    /// are, as published.
     pub async fn live_games_listed(&self) -> Result<(Value, usize), StoreError> {
-        match self.reader.live_games(LISTED_GAMES).await? {
-            Some((games, total)) => {
-                let listed: Vec<GameSummary> = games.iter().map(GameSummary::listed).collect();
-                Ok((json!(listed), total))
-            }
-            None => Ok(self.snapshot.live_games()),
-        }
+        Ok(self.snapshot.live_games())
     }
 
     /// `/api/games/ID`: the game's STATE.

@@ -11,6 +11,7 @@ use serde_json::Value;
 use tokio::time::Instant;
 
 use crate::game::ServerGame;
+use crate::listing::{ListedEntry, Listing};
 use crate::protocol::{GameState, GameSummary};
 
 /// The most games `/api/games` and the lobby list.
@@ -52,6 +53,9 @@ struct Published {
     /// The seeks waiting, as `/api/seeks` lists them, where the hub knows every seek (SQLite),
     /// and the body of `/api/seeks`.
     seeks: Option<(Arc<Value>, Arc<str>)>,
+    /// Every game being played, where the hub holds only some (a shared database); else the
+    /// games held are the list.
+    listing: Option<Listing>,
 }
 
 /// The published state, shared by the hub (which writes it) and its readers.
@@ -66,28 +70,43 @@ impl Snapshot {
     /// The body of `/api/games`: the games held, newest first (at most [`LISTED_GAMES`]), and
     /// how many there are. Each game's entry is made once a change, by the first reader.
     pub fn live_games_json(&self) -> String {
-        let (listed, total) = self.newest();
+        let (entries, total) = self.listed();
         let mut body = String::from("{\"games\":[");
-        for (index, published) in listed.iter().enumerate() {
+        for (index, entry) in entries.iter().enumerate() {
             if index > 0 {
                 body.push(',');
             }
-            body.push_str(published.summary.get_or_init(|| {
-                serde_json::to_string(&GameSummary::of(&published.game)).expect("a summary always serialises")
-            }));
+            body.push_str(entry);
         }
         body.push_str(&format!("],\"total\":{total}}}"));
         body
     }
 
-    /// The games held, newest first (at most [`LISTED_GAMES`]), and how many there are.
+    /// The games being played, newest first (at most [`LISTED_GAMES`]), and how many there are.
     pub fn live_games(&self) -> (Value, usize) {
-        let (listed, total) = self.newest();
-        let games: Vec<GameSummary> = listed
+        let (entries, total) = self.listed();
+        let games: Vec<Value> = entries
             .iter()
-            .map(|published| GameSummary::of(&published.game))
+            .map(|entry| serde_json::from_str(entry).expect("made as JSON"))
             .collect();
-        (serde_json::json!(games), total)
+        (Value::Array(games), total)
+    }
+
+    /// The newest games' entries in `/api/games` (each made once a change, by the first reader),
+    /// and how many games there are.
+    fn listed(&self) -> (Vec<ListedSummary>, usize) {
+        if let Some(listing) = &self.read().listing {
+            let (newest, total) = listing.newest(LISTED_GAMES);
+            return (newest.into_iter().map(ListedSummary::Listed).collect(), total);
+        }
+        let (newest, total) = self.newest();
+        (newest.into_iter().map(ListedSummary::Held).collect(), total)
+    }
+
+    /// How many games the hub holds, as last published.
+    #[cfg(test)]
+    pub fn games_held(&self) -> usize {
+        self.read().games.len()
     }
 
     /// Whether the player of this name is connected to the server, as last published.
@@ -135,6 +154,17 @@ impl Snapshot {
         drop(replaced);
     }
 
+    /// Replaces the entries of the list of games changed since it was last published.
+    pub(crate) fn publish_listing(&self, changed: Vec<(String, Option<ListedEntry>)>) {
+        let mut published = self.write();
+        let replaced = published
+            .listing
+            .get_or_insert_with(Listing::default)
+            .apply(changed);
+        drop(published);
+        drop(replaced);
+    }
+
     pub(crate) fn publish_seeks(&self, seeks: Value) {
         let body = serde_json::json!({ "seeks": seeks }).to_string();
         self.write().seeks = Some((Arc::new(seeks), body.into()));
@@ -146,5 +176,24 @@ impl Snapshot {
 
     fn write(&self) -> std::sync::RwLockWriteGuard<'_, Published> {
         self.0.write().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// A game's entry in `/api/games`, from the list of every game or from a game held.
+enum ListedSummary {
+    Listed(Arc<ListedEntry>),
+    Held(Arc<PublishedGame>),
+}
+
+impl std::ops::Deref for ListedSummary {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        match self {
+            ListedSummary::Listed(entry) => entry.summary_json(),
+            ListedSummary::Held(published) => published.summary.get_or_init(|| {
+                serde_json::to_string(&GameSummary::of(&published.game)).expect("a summary always serialises")
+            }),
+        }
     }
 }

@@ -244,6 +244,9 @@ impl Hub {
         ratings: Option<&Value>,
     ) {
         self.games.remove(&game.id);
+        if let Some(directory) = &mut self.directory {
+            directory.remove(&game.id);
+        }
         let mut ended = game.clone();
         ended.ratings = ratings.cloned();
         self.ended.insert(game.id.clone(), ended);

@@ -32,6 +32,7 @@ use tokio::time::Instant;
 
 use super::game::{GameResult, ServerGame};
 use super::limits::BucketsByAddress;
+use super::listing::Directory;
 use super::protocol::{ClientFrame, ErrorCode, Ref, Refused, ServerMessage};
 use super::snapshot::Snapshot;
 use super::store::{Change, PlayerRecord, Remote, Store, StoreError};
@@ -231,6 +232,8 @@ pub struct Hub {
     games: HeldGames,
     /// What readers on other threads see of the games and seeks, published after each commit.
     snapshot: Snapshot,
+    /// Every game being played, where this process holds only some (a shared database).
+    directory: Option<Directory>,
     /// The count of changes to the seeks (where they live here) as last published.
     seeks_published: Option<u64>,
     /// Whether a player connected or left since the players connected were last published.
@@ -292,6 +295,12 @@ impl Hub {
         };
         let known: Vec<(String, usize)> = ids.into_iter().map(|id| (id, 0)).collect();
         let live = store.games_now(&known).await?;
+        let directory = store.live_games_listed().await?.map(Directory::of);
+        let snapshot = Snapshot::default();
+        if directory.is_some() {
+            // Listed from the start, even while no game is.
+            snapshot.publish_listing(Vec::new());
+        }
         let mut hub = Hub {
             store,
             move_time,
@@ -300,7 +309,8 @@ impl Hub {
             delivering: None,
             players: HashMap::new(),
             games: HeldGames::default(),
-            snapshot: Snapshot::default(),
+            snapshot,
+            directory,
             seeks_published: None,
             overdue: HashSet::new(),
             release_due: false,

@@ -12,6 +12,17 @@ impl Hub {
     /// called after a commit, and after a catch-up), and the seeks if they live here and changed.
     pub(super) fn publish(&mut self) {
         let changed = self.games.take_changed();
+        if let Some(directory) = &mut self.directory {
+            for id in &changed {
+                if let Some(live) = self.games.get(id) {
+                    directory.held(&live.game);
+                }
+            }
+            let listed = directory.take_changed();
+            if !listed.is_empty() {
+                self.snapshot.publish_listing(listed);
+            }
+        }
         if !changed.is_empty() {
             let entries = changed
                 .into_iter()

@@ -98,6 +98,9 @@ impl Hub {
             // A game not held here is not replayed: nobody here needs it (or it is new here,
             // and read whole as its `Change::Game` says).
             let Some(live) = self.games.get_mut(&game_id) else {
+                if let Some(directory) = &mut self.directory {
+                    directory.turn(&game_id, ply);
+                }
                 if !self.holds_only_needed() {
                     self.remote.insert(game_id);
                 }
@@ -151,6 +154,19 @@ impl Hub {
     pub(super) async fn remote_games(&mut self) -> Vec<String> {
         let mut games: HashSet<String> = std::mem::take(&mut self.remote);
         if self.remote_everything {
+            if self.directory.is_some() {
+                match self.store.live_games_listed().await {
+                    Ok(listed) => {
+                        if let (Some(directory), Some(listed)) = (&mut self.directory, listed) {
+                            directory.reread(listed);
+                        }
+                    }
+                    Err(error) => {
+                        self.failure.get_or_insert(error);
+                        return games.into_iter().collect();
+                    }
+                }
+            }
             let everything = if self.holds_only_needed() {
                 // What this process holds, and what its players play.
                 let names: Vec<String> = self
@@ -202,6 +218,9 @@ impl Hub {
     pub(super) async fn apply(&mut self, now: GameNow) -> Result<(), StoreError> {
         let corrupt = |problem: String| StoreError::Corrupt(problem);
         let id = now.game.id.clone();
+        if let Some(directory) = &mut self.directory {
+            directory.read(&now);
+        }
         if let Some(held) = self.games.get_mut(&id) {
             if !held.dirty
                 && now

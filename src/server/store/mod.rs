@@ -365,6 +365,15 @@ impl Store {
         on_backend!(self, store => store.chat_message(id))
     }
 
+    /// Every game being played, as listed, oldest first, where the hub does not hold them all
+    /// (a shared database); `None` on SQLite.
+    pub async fn live_games_listed(&mut self) -> Result<Option<Vec<ListedGame>>, StoreError> {
+        match self {
+            Store::Sqlite(_) => Ok(None),
+            Store::Postgres(store) => store.live_games_listed().await.map(Some),
+        }
+    }
+
     /// The ids of every game still being played.
     pub async fn live_game_ids(&mut self) -> Result<Vec<String>, StoreError> {
         on_backend!(self, store => store.live_game_ids())

@@ -11,10 +11,7 @@ use tokio_postgres::{Client, Config};
 use super::postgres::connection::{connect, parse_address};
 use super::postgres::reads as postgres_reads;
 use super::sqlite::reads as sqlite_reads;
-use super::{
-    is_postgres_address, FinishedGame, ListedGame, PlayerRecord, SqliteStore, Standing, StoreError,
-    StoredGame,
-};
+use super::{is_postgres_address, FinishedGame, PlayerRecord, SqliteStore, Standing, StoreError, StoredGame};
 use crate::lobby::Seek;
 
 pub enum Reader {
@@ -96,18 +93,6 @@ impl Reader {
                 let now = postgres_reads::games_now(&*reader.client().await?, &[id]).await?;
                 Ok(now.into_iter().next().map(|now| (now.game, now.remaining_ms)))
             }
-        }
-    }
-
-    /// The games being played, newest first (at most `limit`), and how many there are, where
-    /// the hub holds only some of them (PostgreSQL); `None` where it holds every one (SQLite)
-    /// and publishes them.
-    pub async fn live_games(&self, limit: usize) -> Result<Option<(Vec<ListedGame>, usize)>, StoreError> {
-        match self {
-            Reader::Sqlite(_) => Ok(None),
-            Reader::Postgres(reader) => postgres_reads::live_games_listed(&*reader.client().await?, limit)
-                .await
-                .map(Some),
         }
     }
 

@@ -30,7 +30,8 @@ use tokio_postgres::{Client, Config};
 use super::migrations;
 use super::notification::{self, Change};
 use super::{
-    FinishedGame, GameNow, Outcome, PairedGame, PlayerRecord, Standing, StoreError, StoredGame, Write,
+    FinishedGame, GameNow, ListedGame, Outcome, PairedGame, PlayerRecord, Standing, StoreError, StoredGame,
+    Write,
 };
 use crate::auth;
 use crate::game::ChatMessage;
@@ -234,6 +235,13 @@ impl PostgresStore {
             )
             .await?;
         Ok(rows.iter().map(|row| row.get(0)).collect())
+    }
+
+    /// Every game being played, as listed, oldest first.
+    pub async fn live_games_listed(&mut self) -> Result<Vec<ListedGame>, StoreError> {
+        let (mut games, _) = reads::live_games_listed(&self.client, usize::MAX).await?;
+        games.reverse();
+        Ok(games)
     }
 
     pub async fn live_game_ids(&mut self) -> Result<Vec<String>, StoreError> {
