@@ -1,7 +1,10 @@
 //! The HTTP API's answers, made without the hub: the live games (and on SQLite the seeks) from
 //! the snapshot it publishes after each commit, everything else from the store's [`Reader`].
+//! On PostgreSQL the seeks are read from the database once a change, by one reader for all that
+//! ask meanwhile: a list read after the hub last counted a change is as fresh as any.
 
 use std::borrow::Cow;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::{json, Value};
 
@@ -20,35 +23,67 @@ pub enum Answer {
     Unavailable,
 }
 
+/// The seeks listed and the body of `/api/seeks`.
+type ListedSeeks = (Arc<Value>, Arc<str>);
+
 pub struct Reads {
     snapshot: Snapshot,
     reader: Reader,
+    /// The seeks as last read from the database, and the count of changes published before.
+    seeks_read: Mutex<Option<(u64, ListedSeeks)>>,
+    /// Held while the seeks are read, so that the readers who come meanwhile wait for its list.
+    reading_seeks: tokio::sync::Mutex<()>,
 }
 
 impl Reads {
     pub fn new(snapshot: Snapshot, reader: Reader) -> Reads {
-        Reads { snapshot, reader }
+        Reads {
+            snapshot,
+            reader,
+            seeks_read: Mutex::new(None),
+            reading_seeks: tokio::sync::Mutex::new(()),
+        }
     }
 
     /// `/api/seeks`: the seeks waiting, oldest first.
     pub async fn seeks(&self) -> Answer {
-        if let Some((_, body)) = self.snapshot.seeks() {
-            return Answer::Found(body.to_string());
-        }
-        answer(
-            self.seeks_listed()
-                .await
-                .map(|seeks| Some(json!({ "seeks": seeks }).to_string())),
-        )
+        answer(self.listed_seeks().await.map(|(_, body)| Some(body.to_string())))
     }
 
     /// The seeks waiting, oldest first, as `/api/seeks` and the lobby list them.
     pub async fn seeks_listed(&self) -> Result<Value, StoreError> {
-        if let Some((seeks, _)) = self.snapshot.seeks() {
-            return Ok(Value::clone(&seeks));
+        Ok(Value::clone(&self.listed_seeks().await?.0))
+    }
+
+    /// The seeks as published (SQLite), else as read from the database since the last change
+    /// the hub published.
+    async fn listed_seeks(&self) -> Result<ListedSeeks, StoreError> {
+        if let Some(published) = self.snapshot.seeks() {
+            return Ok(published);
         }
+        let wanted = self.snapshot.seeks_changes();
+        if let Some(fresh) = self.seeks_read_since(wanted) {
+            return Ok(fresh);
+        }
+        let _reading = self.reading_seeks.lock().await;
+        if let Some(fresh) = self.seeks_read_since(wanted) {
+            return Ok(fresh);
+        }
+        let changes = self.snapshot.seeks_changes();
         let seeks = self.reader.waiting_seeks().await?.unwrap_or_default();
-        Ok(seeks_listed(&seeks))
+        let listed = Arc::new(seeks_listed(&seeks));
+        let body: Arc<str> = json!({ "seeks": &*listed }).to_string().into();
+        let read = (listed, body);
+        *self.seeks_read.lock().unwrap_or_else(PoisonError::into_inner) = Some((changes, read.clone()));
+        Ok(read)
+    }
+
+    /// The seeks as read once `changes` changes were published, if they were.
+    fn seeks_read_since(&self, changes: u64) -> Option<ListedSeeks> {
+        let read = self.seeks_read.lock().unwrap_or_else(PoisonError::into_inner);
+        read.as_ref()
+            .filter(|(read_at, _)| *read_at >= changes)
+            .map(|(_, seeks)| seeks.clone())
     }
 
     /// The lobby's lists: a `lobby` message.

@@ -56,6 +56,9 @@ struct Published {
     /// Every game being played, where the hub holds only some (a shared database); else the
     /// games held are the list.
     listing: Option<Listing>,
+    /// Where the seeks are read from the database (a shared one): how many times they may have
+    /// changed, as the hub knows after its commit; a list read before the last change is stale.
+    seeks_changes: u64,
 }
 
 /// The published state, shared by the hub (which writes it) and its readers.
@@ -163,6 +166,16 @@ impl Snapshot {
             .apply(changed);
         drop(published);
         drop(replaced);
+    }
+
+    /// Counts a change to the seeks in the database (see [`Snapshot::seeks_changes`]).
+    pub(crate) fn seeks_changed(&self) {
+        self.write().seeks_changes += 1;
+    }
+
+    /// How many times the seeks in the database may have changed, as last published.
+    pub fn seeks_changes(&self) -> u64 {
+        self.read().seeks_changes
     }
 
     pub(crate) fn publish_seeks(&self, seeks: Value) {

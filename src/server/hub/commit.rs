@@ -131,6 +131,7 @@ impl Hub {
             }
         }
         for name in closed {
+            self.seeks_changed = true;
             if let Err(error) = self.store.withdraw_seek(&name).await {
                 self.failure.get_or_insert(error);
             }

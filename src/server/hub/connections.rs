@@ -16,6 +16,7 @@ impl Hub {
         let Some(name) = self.forget_connection(conn) else {
             return;
         };
+        self.seeks_changed = true;
         if let Err(error) = self.store.withdraw_seek(&name).await {
             self.failure.get_or_insert(error);
         }

@@ -238,6 +238,9 @@ pub struct Hub {
     seeks_published: Option<u64>,
     /// Whether a player connected or left since the players connected were last published.
     presence_changed: bool,
+    /// On a shared database, whether the seeks may have changed since readers were last told
+    /// (they read the seeks from the database again).
+    seeks_changed: bool,
     /// Games held only to be ended for being overdue (see `holding`), until they are.
     overdue: HashSet<String>,
     /// Whether a player, a watcher or an overdue game left since the games held were last
@@ -315,6 +318,7 @@ impl Hub {
             overdue: HashSet::new(),
             release_due: false,
             presence_changed: true,
+            seeks_changed: false,
             games_held: 0,
             clocks: BinaryHeap::new(),
             batch: Batch::default(),
@@ -499,6 +503,8 @@ impl Hub {
                     match change {
                         turn @ Change::Turn { .. } => self.remote_turns.push(turn),
                         Change::Game(game) => {
+                            // A pairing takes a seek.
+                            self.seeks_changed = true;
                             // Read whole: a turn may have been taken back.
                             if let Some(live) = self.games.get_mut(&game) {
                                 live.dirty = true;
@@ -508,12 +514,17 @@ impl Hub {
                         Change::Chat { game, id } => self.remote_chats.push((game, id)),
                         Change::Presence { player, here } => self.told_presence(&from, &player, here),
                         Change::WhoIsHere => self.announce_everyone_here(),
+                        Change::Seeks => self.seeks_changed = true,
                     }
                 }
             }
-            Event::Remote(Remote::Everything) => self.remote_everything = true,
+            Event::Remote(Remote::Everything) => {
+                self.remote_everything = true;
+                self.seeks_changed = true;
+            }
             Event::Remote(Remote::Listening) => {
                 self.remote_everything = true;
+                self.seeks_changed = true;
                 // What the others said while this process was not listening is lost: they are
                 // asked again, and told again who is here (they may have taken it for dead).
                 self.elsewhere.told_before_reconnecting();
@@ -521,6 +532,8 @@ impl Hub {
                 self.announce_everyone_here();
             }
             Event::Remote(Remote::Alive(alive)) => {
+                // The seeks listed are those of processes alive.
+                self.seeks_changed |= !self.elsewhere.is_alive_now(&alive);
                 for (key, connected) in self.elsewhere.report_alive(&alive) {
                     if !self.players.contains_key(&key) {
                         self.tell_presence(&key, connected);
@@ -568,7 +581,9 @@ impl Hub {
             ) => self.seek(&player, sizes, color, opponent, terms).await,
             (ClientFrame::Cancel, Some(player)) => {
                 let name = self.players[&player].record.name.clone();
-                match self.store.cancel_seek(&name).await {
+                let cancelled = self.store.cancel_seek(&name).await;
+                self.seeks_changed = true;
+                match cancelled {
                     Ok(()) => {
                         self.tell_player(&player, &ServerMessage::Cancelled);
                         Ok(())

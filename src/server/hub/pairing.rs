@@ -61,6 +61,7 @@ impl Hub {
             })
             .await
             .map_err(|error| self.lost(error))?;
+        self.seeks_changed = true;
         let Some(paired) = paired else {
             self.tell_player(
                 player,

@@ -68,11 +68,14 @@ impl Elsewhere {
         }
     }
 
+    /// Whether `alive` are the processes last reported alive.
+    pub fn is_alive_now(&self, alive: &[String]) -> bool {
+        alive.len() == self.alive.len() && alive.iter().all(|process| self.alive.contains(process))
+    }
+
     /// The processes alive now; the players whose connectedness this changed, and how.
     pub fn report_alive(&mut self, alive: &[String]) -> Vec<(String, bool)> {
-        let unchanged =
-            alive.len() == self.alive.len() && alive.iter().all(|process| self.alive.contains(process));
-        if unchanged && self.absent.is_empty() && !self.reconfirming {
+        if self.is_alive_now(alive) && self.absent.is_empty() && !self.reconfirming {
             // Every process told of is alive, as before, and everything told is confirmed.
             return Vec::new();
         }

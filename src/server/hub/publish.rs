@@ -52,6 +52,9 @@ impl Hub {
             connected.extend(self.players.keys().cloned());
             self.snapshot.publish_connected(connected);
         }
+        if std::mem::take(&mut self.seeks_changed) && self.store.is_shared() {
+            self.snapshot.seeks_changed();
+        }
         if let Some((changes, seeks)) = self.store.local_seeks() {
             if self.seeks_published != Some(changes) {
                 self.snapshot.publish_seeks(seeks_listed(seeks));

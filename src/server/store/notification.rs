@@ -5,7 +5,8 @@
 //! A payload is `INSTANCE ENTRY ENTRY ...`: `t:GAME:PLY:POINT:CLOCKS` a stored turn (`-` for a
 //! pass; CLOCKS both players' after it, `MAIN.PERIODS.PERIOD_MS.STONES,...` black first),
 //! `g:GAME` a game to read, `p:NAME:1` and `p:NAME:0` a player's first connection to the sender
-//! and its last one gone, `p?` a process asking every other to tell who is connected to it. A commit's entries are split over as many payloads as PostgreSQL's
+//! and its last one gone, `p?` a process asking every other to tell who is connected to it, `s`
+//! a seek placed or withdrawn (the seeks are read again). A commit's entries are split over as many payloads as PostgreSQL's
 //! limit of 8,000 bytes needs, all sent in the same transaction (which takes the cluster-wide
 //! lock for notifying commits once).
 
@@ -30,6 +31,8 @@ pub enum Change {
     Presence { player: String, here: bool },
     /// Tell me every player connected to you (my listener missed what you said).
     WhoIsHere,
+    /// A seek was placed or withdrawn.
+    Seeks,
 }
 
 /// What another process changed.
@@ -75,6 +78,7 @@ pub fn payloads(instance: &str, changes: &[Change]) -> Vec<String> {
             Change::Chat { game, id } => format!("c:{game}:{id}"),
             Change::Presence { player, here } => format!("p:{player}:{}", u8::from(*here)),
             Change::WhoIsHere => "p?".to_string(),
+            Change::Seeks => "s".to_string(),
         };
         if payload.len() + 1 + entry.len() > MAX_PAYLOAD {
             payloads.push(std::mem::replace(&mut payload, instance.to_string()));
@@ -121,6 +125,9 @@ fn parse_entry(word: &str) -> Option<Change> {
     }
     if word == "p?" {
         return Some(Change::WhoIsHere);
+    }
+    if word == "s" {
+        return Some(Change::Seeks);
     }
     if let Some(presence) = word.strip_prefix("p:") {
         let (player, here) = presence.rsplit_once(':')?;
@@ -220,12 +227,13 @@ mod tests {
                 game: "g1".into(),
                 id: 42,
             },
+            Change::Seeks,
         ];
         let sent = payloads("me", &changes);
         assert_eq!(
             sent,
             vec![
-                "me t:g3:4:-:0.3.30000.0,12.0.0.0 t:g1:0:5E t:g1:1:- g:g1 t:g2:17:19T p:bob_2-x:0 p? p:Al:1 c:g1:42"
+                "me t:g3:4:-:0.3.30000.0,12.0.0.0 t:g1:0:5E t:g1:1:- g:g1 t:g2:17:19T p:bob_2-x:0 p? p:Al:1 c:g1:42 s"
                     .to_string()
             ]
         );

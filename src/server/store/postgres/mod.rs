@@ -23,7 +23,7 @@
 
 use std::time::Duration;
 
-use futures_util::future::{join, join4, join5, join_all};
+use futures_util::future::{join, join3, join4, join5, join_all};
 use tokio_postgres::error::SqlState;
 use tokio_postgres::{Client, Config};
 
@@ -412,7 +412,8 @@ impl PostgresStore {
             Err(error) => return Err(roll_back(client, error).await),
         };
         let Some((waiting_id, waiting_seek)) = waiting_seek else {
-            let (stored, committed) = join(
+            let told = notification::payloads(&self.instance, &[Change::Seeks]);
+            let (stored, notified, committed) = join3(
                 client.execute(
                     &statements.add_seek,
                     &[
@@ -426,10 +427,12 @@ impl PostgresStore {
                         &seek.terms_to_text(),
                     ],
                 ),
+                notify(client, &statements.notify, &told),
                 client.batch_execute("COMMIT"),
             )
             .await;
             stored?;
+            notified?;
             committed?;
             return Ok(None);
         };
@@ -452,19 +455,42 @@ impl PostgresStore {
     }
 
     pub async fn cancel_seek(&mut self, name: &str) -> Result<(), StoreError> {
-        self.client
-            .execute("DELETE FROM seeks WHERE player = $1", &[&name])
-            .await?;
-        Ok(())
+        self.withdraw_seeks("DELETE FROM seeks WHERE player = $1", &[&name])
+            .await
     }
 
     pub async fn withdraw_seek(&mut self, name: &str) -> Result<(), StoreError> {
-        self.client
-            .execute(
-                "DELETE FROM seeks WHERE player = $1 AND instance = $2",
-                &[&name, &self.instance],
-            )
-            .await?;
+        let instance = self.instance.clone();
+        self.withdraw_seeks(
+            "DELETE FROM seeks WHERE player = $1 AND instance = $2",
+            &[&name, &instance],
+        )
+        .await
+    }
+
+    /// Withdraws seeks, and tells the other processes if any went.
+    async fn withdraw_seeks(
+        &mut self,
+        sql: &str,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    ) -> Result<(), StoreError> {
+        self.end_abandoned_transaction().await?;
+        let client = &self.client;
+        let told = notification::payloads(&self.instance, &[Change::Seeks]);
+        let (begun, withdrawn) = join(client.batch_execute("BEGIN"), client.execute(sql, params)).await;
+        let withdrawn = match begun
+            .map_err(StoreError::from)
+            .and(withdrawn.map_err(StoreError::from))
+        {
+            Ok(withdrawn) => withdrawn,
+            Err(error) => return Err(roll_back(client, error).await),
+        };
+        if withdrawn > 0 {
+            if let Err(error) = notify(client, &self.statements.notify, &told).await {
+                return Err(roll_back(client, error).await);
+            }
+        }
+        client.batch_execute("COMMIT").await?;
         Ok(())
     }
 }
