@@ -11,7 +11,7 @@ use serde_json::Value;
 use tokio::time::Instant;
 
 use crate::game::ServerGame;
-use crate::listing::{ListedEntry, Listing};
+use crate::listing::{ListedEntry, Listing, ListingChanges};
 use crate::protocol::{GameState, GameSummary};
 
 /// The most games `/api/games` and the lobby list.
@@ -158,7 +158,7 @@ impl Snapshot {
     }
 
     /// Replaces the entries of the list of games changed since it was last published.
-    pub(crate) fn publish_listing(&self, changed: Vec<(String, Option<ListedEntry>)>) {
+    pub(crate) fn publish_listing(&self, changed: ListingChanges) {
         let mut published = self.write();
         let replaced = published
             .listing

@@ -246,7 +246,7 @@ impl Hub {
     ) {
         self.games.remove(&game.id);
         if let Some(directory) = &mut self.directory {
-            directory.remove(&game.id);
+            directory.ended(&game.id);
         }
         let mut ended = game.clone();
         ended.ratings = ratings.cloned();

@@ -298,12 +298,11 @@ impl Hub {
         };
         let known: Vec<(String, usize)> = ids.into_iter().map(|id| (id, 0)).collect();
         let live = store.games_now(&known).await?;
-        let directory = store.live_games_listed().await?.map(Directory::of);
+        let directory = match store.newest_games_listed(Directory::KEPT).await? {
+            Some(newest) => Some(Directory::of(store.live_game_ids().await?, newest)),
+            None => None,
+        };
         let snapshot = Snapshot::default();
-        if directory.is_some() {
-            // Listed from the start, even while no game is.
-            snapshot.publish_listing(Vec::new());
-        }
         let mut hub = Hub {
             store,
             move_time,
@@ -440,6 +439,7 @@ impl Hub {
                     self.failure.get_or_insert(error);
                 }
             }
+            self.list_older_games().await;
             // Those ended on time were announced; those held only to be ended go too.
             self.overdue.retain(|id| self.games.contains_key(id));
             self.release_unneeded();

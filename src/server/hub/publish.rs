@@ -2,7 +2,9 @@
 
 use std::sync::OnceLock;
 
+use crate::listing::Directory;
 use crate::snapshot::PublishedGame;
+use crate::store::StoreError;
 
 use super::Hub;
 use crate::reads::seeks_listed;
@@ -18,8 +20,7 @@ impl Hub {
                     directory.held(&live.game);
                 }
             }
-            let listed = directory.take_changed();
-            if !listed.is_empty() {
+            if let Some(listed) = directory.take_changed() {
                 self.snapshot.publish_listing(listed);
             }
         }
@@ -59,6 +60,37 @@ impl Hub {
             if self.seeks_published != Some(changes) {
                 self.snapshot.publish_seeks(seeks_listed(seeks));
                 self.seeks_published = Some(changes);
+            }
+        }
+    }
+}
+
+impl Hub {
+    /// The list of games read again, after this process may have missed what the others told.
+    pub(super) async fn reread_listing(&mut self) -> Result<(), StoreError> {
+        let Some(newest) = self.store.newest_games_listed(Directory::KEPT).await? else {
+            return Ok(());
+        };
+        let live = self.store.live_game_ids().await?;
+        if let Some(directory) = &mut self.directory {
+            directory.reread(live, newest);
+        }
+        Ok(())
+    }
+
+    /// Lists older games in the place of the newest that ended, when too few are left.
+    pub(super) async fn list_older_games(&mut self) {
+        if !self.directory.as_ref().is_some_and(Directory::wants_older) {
+            return;
+        }
+        match self.store.newest_games_listed(Directory::KEPT).await {
+            Ok(newest) => {
+                if let (Some(directory), Some(newest)) = (&mut self.directory, newest) {
+                    directory.list_older(newest);
+                }
+            }
+            Err(error) => {
+                self.failure.get_or_insert(error);
             }
         }
     }

@@ -155,16 +155,9 @@ impl Hub {
         let mut games: HashSet<String> = std::mem::take(&mut self.remote);
         if self.remote_everything {
             if self.directory.is_some() {
-                match self.store.live_games_listed().await {
-                    Ok(listed) => {
-                        if let (Some(directory), Some(listed)) = (&mut self.directory, listed) {
-                            directory.reread(listed);
-                        }
-                    }
-                    Err(error) => {
-                        self.failure.get_or_insert(error);
-                        return games.into_iter().collect();
-                    }
+                if let Err(error) = self.reread_listing().await {
+                    self.failure.get_or_insert(error);
+                    return games.into_iter().collect();
                 }
             }
             let everything = if self.holds_only_needed() {

@@ -365,12 +365,12 @@ impl Store {
         on_backend!(self, store => store.chat_message(id))
     }
 
-    /// Every game being played, as listed, oldest first, where the hub does not hold them all
-    /// (a shared database); `None` on SQLite.
-    pub async fn live_games_listed(&mut self) -> Result<Option<Vec<ListedGame>>, StoreError> {
+    /// The newest `limit` games being played, as listed, newest first, where the hub does not
+    /// hold them all (a shared database); `None` on SQLite.
+    pub async fn newest_games_listed(&mut self, limit: usize) -> Result<Option<Vec<ListedGame>>, StoreError> {
         match self {
             Store::Sqlite(_) => Ok(None),
-            Store::Postgres(store) => store.live_games_listed().await.map(Some),
+            Store::Postgres(store) => store.newest_games_listed(limit).await.map(Some),
         }
     }
 

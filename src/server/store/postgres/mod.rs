@@ -237,11 +237,9 @@ impl PostgresStore {
         Ok(rows.iter().map(|row| row.get(0)).collect())
     }
 
-    /// Every game being played, as listed, oldest first.
-    pub async fn live_games_listed(&mut self) -> Result<Vec<ListedGame>, StoreError> {
-        let (mut games, _) = reads::live_games_listed(&self.client, usize::MAX).await?;
-        games.reverse();
-        Ok(games)
+    /// The newest `limit` games being played, as listed, newest first.
+    pub async fn newest_games_listed(&mut self, limit: usize) -> Result<Vec<ListedGame>, StoreError> {
+        Ok(reads::live_games_listed(&self.client, limit).await?.0)
     }
 
     pub async fn live_game_ids(&mut self) -> Result<Vec<String>, StoreError> {
