@@ -63,9 +63,7 @@ impl Hub {
             }
         }
     }
-}
 
-impl Hub {
     /// The list of games read again, after this process may have missed what the others told.
     pub(super) async fn reread_listing(&mut self) -> Result<(), StoreError> {
         let Some(newest) = self.store.newest_games_listed(Directory::KEPT).await? else {
