@@ -19,8 +19,14 @@ impl Hub {
     /// Whether a connection here plays or watches the game of these players, or this process
     /// is ending it for being overdue.
     pub(super) fn needs(&self, id: &str, players: [&str; 2]) -> bool {
+        let watched = self.rooms.lock().has(id);
+        self.needed(id, players, watched)
+    }
+
+    /// [`Hub::needs`], `watched` saying whether anyone here watches the game.
+    fn needed(&self, id: &str, players: [&str; 2], watched: bool) -> bool {
         !self.holds_only_needed()
-            || self.rooms.contains_key(id)
+            || watched
             || self.overdue.contains(id)
             || players
                 .iter()
@@ -43,20 +49,33 @@ impl Hub {
         self.catch_up(ids).await
     }
 
-    /// Drops the games no connection here needs any more.
+    /// Drops the games no connection here needs any more. A game is unpublished as it is
+    /// dropped, under the rooms' lock: a watcher that joins its room since finds it not held,
+    /// and sends it as stored (so that the hub holds it again).
     pub(super) fn release_unneeded(&mut self) {
         if !self.holds_only_needed() {
             return;
         }
+        let rooms = self.rooms.clone();
+        let watchers = rooms.lock();
         let unneeded: Vec<String> = self
             .games
             .values()
-            .filter(|live| !self.needs(&live.game.id, [&live.game.black, &live.game.white]))
+            .filter(|live| {
+                let game = &live.game;
+                let players = [game.black.as_str(), game.white.as_str()];
+                !self.needed(&game.id, players, watchers.has(&game.id))
+            })
             .map(|live| live.game.id.clone())
             .collect();
-        for id in unneeded {
-            self.games.remove(&id);
+        if unneeded.is_empty() {
+            return;
         }
+        for id in &unneeded {
+            self.games.remove(id);
+        }
+        let unpublished = unneeded.into_iter().map(|id| (id, None)).collect();
+        self.snapshot.publish_games(unpublished);
     }
 
     /// Reads the games overdue by the database's clock that this process does not hold, so

@@ -1,0 +1,177 @@
+//! Watchers sent a game as the store had it, when this process did not hold it (see
+//! [`crate::answers`]): the hub holds the game, then brings each of them up to it, sending what
+//! changed since their state (the turns, the marks, the chat, who is connected), after which
+//! they follow the game as any watcher. Until then they get none of its news: what it told is
+//! in what they are brought up to.
+
+use std::sync::Arc;
+
+use crate::game::ServerGame;
+use crate::protocol::{GameState, Marks, ServerMessage};
+use crate::rooms::{Member, StoredView};
+use crate::store::{GameNow, StoreError};
+
+use super::chat::chat_text;
+use super::turns::{played_message, player_keys};
+use super::{ConnId, Delivery, Hub, Outgoing};
+
+impl Hub {
+    /// `conn` watches the game, sent it as stored: the game is held (read after the batch if it
+    /// is not yet), and the watcher brought up to it once it is published.
+    pub(super) fn watched_from_store(&mut self, conn: ConnId, game_id: &str) {
+        if !self.connections.contains_key(&conn) {
+            return;
+        }
+        if self.games.contains_key(game_id) {
+            self.news.push(Delivery::BringUp {
+                game: game_id.to_string(),
+            });
+        } else {
+            self.remote.insert(game_id.to_string());
+        }
+    }
+
+    /// Whether someone here waits to be brought up to the game.
+    pub(super) fn waits_for(&self, game_id: &str) -> bool {
+        self.rooms
+            .lock()
+            .room(game_id)
+            .is_some_and(|room| room.values().any(|member| matches!(member, Member::FromStore(_))))
+    }
+
+    /// Brings the game's watchers sent it as stored up to what the hub holds (published
+    /// already); they follow it from then on.
+    pub(super) fn bring_up(&mut self, game_id: &str) {
+        let Some(live) = self.games.get(game_id) else {
+            return;
+        };
+        let (game, remaining) = (&live.game, self.remaining_ms(live));
+        let players = player_keys(game);
+        let rooms = self.rooms.clone();
+        let mut slow = Vec::new();
+        {
+            let mut watchers = rooms.lock();
+            let Some(room) = watchers.room_mut(game_id) else {
+                return;
+            };
+            for (&conn, member) in room.iter_mut() {
+                let Member::FromStore(view) = member else {
+                    continue;
+                };
+                let (messages, plies) = self.bringing_up(view, game, remaining);
+                if !self.gets_players_copy(conn, &players)
+                    && !messages.into_iter().all(|message| self.push(conn, message))
+                {
+                    slow.push(conn);
+                }
+                *member = Member::Following {
+                    plies,
+                    news: self.news_told,
+                };
+            }
+        }
+        for conn in slow {
+            self.close_slow(conn);
+        }
+    }
+
+    /// The end of a game told here already, to those who joined its room since (sent it as
+    /// stored while it was on).
+    pub(super) fn tell_late_watchers_over(&mut self, now: &GameNow) -> Result<(), StoreError> {
+        let (Some(result), Some(records)) = (now.game.result, &now.records) else {
+            return Ok(());
+        };
+        let game = ServerGame::from_stored(&now.game).map_err(StoreError::Corrupt)?;
+        let text: Arc<str> = ServerMessage::over(&game.id, result, records, now.ratings.as_ref()).into();
+        self.tell_watchers_over(&game, &text);
+        Ok(())
+    }
+
+    /// What brings a watcher sent `view` up to `game` (whose player to move has
+    /// `remaining_ms`), and the turns it then has. Turns played since come as `played`; turns
+    /// taken back, or play resumed, as the whole game (`undone`, `resumed`); then the marks,
+    /// the chat and the comings and goings since. A game the store had further than the hub
+    /// holds yet brings nothing of play: the hub tells the rest as it reads it.
+    pub(super) fn bringing_up(
+        &self,
+        view: &StoredView,
+        game: &ServerGame,
+        remaining_ms: u64,
+    ) -> (Vec<Outgoing>, usize) {
+        let (theirs, ours) = (view.game.moves(), game.moves());
+        let common = theirs.iter().zip(ours).take_while(|(a, b)| a == b).count();
+        let id: Arc<str> = game.id.as_str().into();
+        let mut messages = Vec::new();
+        let ahead = common == ours.len() && theirs.len() > ours.len();
+        let whole = |message: fn(GameState<'_>) -> ServerMessage<'_>| -> Arc<str> {
+            let state = GameState::of(game, remaining_ms).with_connected(|name| self.is_connected_name(name));
+            message(state).to_json().into()
+        };
+        let resumed = view.game.scoring.is_some() && (game.scoring.is_none() || ours.len() > theirs.len());
+        let mut played = Vec::new();
+        let replayed = common == theirs.len()
+            && game
+                .replay_since(common, |game, turn| {
+                    played.push((turn.ply, played_message(game, turn)))
+                })
+                .is_ok();
+        let plies = if ahead {
+            theirs.len()
+        } else if !replayed {
+            let text = whole(|game| ServerMessage::Undone { game });
+            messages.push(Outgoing::Undone {
+                game: id.clone(),
+                text,
+            });
+            ours.len()
+        } else if resumed && !game.is_over() {
+            messages.push(Outgoing::Text(whole(|game| ServerMessage::Resumed { game })));
+            ours.len()
+        } else {
+            for (ply, text) in played {
+                let (game, text) = (id.clone(), text.into());
+                messages.push(Outgoing::Played { game, ply, text });
+            }
+            if game.scoring.is_some() && game.scoring != view.game.scoring {
+                if let Some(marks) = Marks::of(game) {
+                    let message = ServerMessage::Scoring {
+                        game: game.id.as_str().into(),
+                        marks,
+                    };
+                    messages.push(Outgoing::Text(message.to_json().into()));
+                }
+            }
+            ours.len()
+        };
+        let said = view.game.chat.last();
+        let new_chat = match said {
+            None => 0,
+            Some(said) => game
+                .chat
+                .iter()
+                .rposition(|message| message == said)
+                .map_or(game.chat.len(), |at| at + 1),
+        };
+        for message in &game.chat[new_chat..] {
+            messages.push(Outgoing::Text(chat_text(&game.id, message)));
+        }
+        if !game.is_over() {
+            for (color, name) in [
+                (gokata_engine::Color::Black, &game.black),
+                (gokata_engine::Color::White, &game.white),
+            ] {
+                let connected = self.is_connected_name(name);
+                if connected != view.connected[usize::from(color == gokata_engine::Color::White)] {
+                    let message = ServerMessage::Presence {
+                        game: game.id.as_str().into(),
+                        name: name.as_str().into(),
+                        color,
+                        connected,
+                    };
+                    messages.push(Outgoing::Text(message.to_json().into()));
+                }
+            }
+        }
+        (messages, plies)
+    }
+}
