@@ -19,7 +19,7 @@ use crate::game::ServerGame;
 use crate::hub::{ConnId, Outgoing};
 use crate::protocol::{GameState, Ref, Refused, ServerMessage};
 use crate::reads::Reads;
-use crate::rooms::{Member, Rooms, StoredView, Watchers, MAX_WATCHED};
+use crate::rooms::{Member, Rooms, Seen, StoredView, Watchers, MAX_WATCHED};
 use crate::snapshot::{PublishedGame, Snapshot};
 
 /// The connections' answers: what the hub published, the store's reader, and the rooms.
@@ -146,7 +146,11 @@ impl Answers {
             game: stored.game,
             connected: stored.connected,
         };
-        watchers.join(conn, game_id, Member::FromStore(Box::new(view)));
+        let member = Member {
+            outbox: reply.outbox.clone(),
+            seen: Seen::FromStore(Box::new(view)),
+        };
+        watchers.join(conn, game_id, member);
         Ok(Watched::FromStore)
     }
 
@@ -177,9 +181,13 @@ impl Answers {
             };
             within_limit(watchers, conn, game_id)?;
             reply.push(reply.state(&published.game, &published.watcher_state_json()))?;
-            let member = Member::Following {
+            let seen = Seen::Following {
                 plies: published.game.moves().len(),
                 news: published.news,
+            };
+            let member = Member {
+                outbox: reply.outbox.clone(),
+                seen,
             };
             watchers.join(conn, game_id, member);
             Ok(Some(Watched::Following))

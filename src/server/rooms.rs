@@ -7,8 +7,10 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+use tokio::sync::mpsc;
+
 use crate::game::ServerGame;
-use crate::hub::ConnId;
+use crate::hub::{ConnId, Outgoing};
 
 /// The most games one connection watches at once.
 pub const MAX_WATCHED: usize = 64;
@@ -23,8 +25,16 @@ impl Rooms {
     }
 }
 
-/// A watcher of a game: what it was sent of it.
-pub enum Member {
+/// A watcher of a game.
+pub struct Member {
+    /// Where its messages go: its connection's outbox (whose strong sender is the hub's, which
+    /// may not have heard of the connection yet).
+    pub outbox: mpsc::WeakSender<Outgoing>,
+    pub seen: Seen,
+}
+
+/// What a watcher was sent of its game.
+pub enum Seen {
     /// Sent the game as the hub published it, or brought up to what the hub holds: its turns
     /// up to `plies`, and the hub's news up to number `news` (see `hub::watching`).
     Following { plies: usize, news: u64 },

@@ -67,13 +67,21 @@ impl Hub {
         let Some(connection) = self.connections.get(&conn) else {
             return true;
         };
-        // In answer to a frame that had a `ref` (sent at once, or delivered after the commit).
-        let message = match self.delivering.as_ref().or(self.answering.as_ref()) {
+        // The last slot is kept for the close frame.
+        connection.outbox.capacity() > 1
+            && connection
+                .outbox
+                .try_send(self.stamped_for(conn, message))
+                .is_ok()
+    }
+
+    /// `message`, with the `ref` of the frame it answers if it goes to that frame's connection
+    /// (sent at once, or delivered after the commit).
+    pub(super) fn stamped_for(&self, conn: ConnId, message: Outgoing) -> Outgoing {
+        match self.delivering.as_ref().or(self.answering.as_ref()) {
             Some((to, reference)) if *to == conn => message.stamped(reference),
             _ => message,
-        };
-        // The last slot is kept for the close frame.
-        connection.outbox.capacity() > 1 && connection.outbox.try_send(message).is_ok()
+        }
     }
 
     /// Closes a connection that does not read what it is sent.

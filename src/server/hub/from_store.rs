@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use crate::game::ServerGame;
 use crate::protocol::{GameState, Marks, ServerMessage};
-use crate::rooms::{Member, StoredView};
+use crate::rooms::{Seen, StoredView};
 use crate::store::{GameNow, StoreError};
 
 use super::chat::chat_text;
@@ -33,10 +33,10 @@ impl Hub {
 
     /// Whether someone here waits to be brought up to the game.
     pub(super) fn waits_for(&self, game_id: &str) -> bool {
-        self.rooms
-            .lock()
-            .room(game_id)
-            .is_some_and(|room| room.values().any(|member| matches!(member, Member::FromStore(_))))
+        self.rooms.lock().room(game_id).is_some_and(|room| {
+            room.values()
+                .any(|member| matches!(member.seen, Seen::FromStore(_)))
+        })
     }
 
     /// Brings the game's watchers sent it as stored up to what the hub holds (published
@@ -55,24 +55,22 @@ impl Hub {
                 return;
             };
             for (&conn, member) in room.iter_mut() {
-                let Member::FromStore(view) = member else {
+                let Seen::FromStore(view) = &member.seen else {
                     continue;
                 };
                 let (messages, plies) = self.bringing_up(view, game, remaining);
                 if !self.gets_players_copy(conn, &players)
-                    && !messages.into_iter().all(|message| self.push(conn, message))
+                    && !self.push_all_to_watcher(conn, &member.outbox, messages)
                 {
-                    slow.push(conn);
+                    slow.push((conn, member.outbox.clone()));
                 }
-                *member = Member::Following {
+                member.seen = Seen::Following {
                     plies,
                     news: self.news_told,
                 };
             }
         }
-        for conn in slow {
-            self.close_slow(conn);
-        }
+        self.close_slow_watchers(slow);
     }
 
     /// The end of a game told here already, to those who joined its room since (sent it as

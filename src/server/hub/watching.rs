@@ -12,8 +12,10 @@
 
 use std::sync::Arc;
 
+use tokio::sync::mpsc;
+
 use crate::game::ServerGame;
-use crate::rooms::Member;
+use crate::rooms::Seen;
 
 use super::turns::player_keys;
 use super::{ConnId, Delivery, Hub, Outgoing};
@@ -128,7 +130,7 @@ impl Hub {
                 return;
             };
             for (&conn, member) in room.iter_mut() {
-                let Member::Following { plies, news: seen } = member else {
+                let Seen::Following { plies, news: seen } = &mut member.seen else {
                     continue; // brought up to the game first, with this in it
                 };
                 match news.told {
@@ -138,14 +140,14 @@ impl Hub {
                     Told::Undone(left) => *plies = left,
                     Told::Other => {}
                 }
-                if !self.gets_players_copy(conn, &news.players) && !self.push(conn, news.message()) {
-                    slow.push(conn);
+                if !self.gets_players_copy(conn, &news.players)
+                    && !self.push_to_watcher(conn, &member.outbox, news.message())
+                {
+                    slow.push((conn, member.outbox.clone()));
                 }
             }
         }
-        for conn in slow {
-            self.close_slow(conn);
-        }
+        self.close_slow_watchers(slow);
     }
 
     /// `over` to the game's watchers (those sent it as stored brought up to its end first),
@@ -160,18 +162,54 @@ impl Hub {
                 if self.gets_players_copy(conn, &players) {
                     continue;
                 }
-                let mut messages = match member {
-                    Member::FromStore(view) => self.bringing_up(&view, game, 0).0,
-                    Member::Following { .. } => Vec::new(),
+                let mut messages = match member.seen {
+                    Seen::FromStore(view) => self.bringing_up(&view, game, 0).0,
+                    Seen::Following { .. } => Vec::new(),
                 };
                 messages.push(Outgoing::Text(text.clone()));
-                if !messages.into_iter().all(|message| self.push(conn, message)) {
-                    slow.push(conn);
+                if !self.push_all_to_watcher(conn, &member.outbox, messages) {
+                    slow.push((conn, member.outbox));
                 }
             }
         }
-        for conn in slow {
-            self.close_slow(conn);
+        self.close_slow_watchers(slow);
+    }
+
+    /// Queues `message` for a watcher (whose connection the hub may not have heard of yet);
+    /// `false` if its outbox is full.
+    pub(super) fn push_to_watcher(
+        &self,
+        conn: ConnId,
+        outbox: &mpsc::WeakSender<Outgoing>,
+        message: Outgoing,
+    ) -> bool {
+        let Some(outbox) = outbox.upgrade() else {
+            return true; // gone
+        };
+        // The last slot is kept for the close frame.
+        outbox.capacity() > 1 && outbox.try_send(self.stamped_for(conn, message)).is_ok()
+    }
+
+    /// [`Hub::push_to_watcher`] of each message, in order, while they fit.
+    pub(super) fn push_all_to_watcher(
+        &self,
+        conn: ConnId,
+        outbox: &mpsc::WeakSender<Outgoing>,
+        messages: Vec<Outgoing>,
+    ) -> bool {
+        messages
+            .into_iter()
+            .all(|message| self.push_to_watcher(conn, outbox, message))
+    }
+
+    /// Closes the watchers that do not read what they are sent.
+    pub(super) fn close_slow_watchers(&mut self, slow: Vec<(ConnId, mpsc::WeakSender<Outgoing>)>) {
+        for (conn, outbox) in slow {
+            if self.connections.contains_key(&conn) {
+                self.close_slow(conn);
+            } else if let Some(outbox) = outbox.upgrade() {
+                let _ = outbox.try_send(Outgoing::Close(1008, "too slow: messages were not read"));
+            }
         }
     }
 

@@ -57,13 +57,7 @@ impl Direct {
     }
 
     async fn connect(&mut self, conn: ConnId) {
-        let (outbox, inbox) = mpsc::channel(256);
-        let connected = Connected {
-            inbox,
-            outbox: outbox.downgrade(),
-            sent: StatesSent::default(),
-        };
-        self.connections.insert(conn, connected);
+        let outbox = self.open(conn);
         self.hub
             .handle(Event::Connected {
                 conn,
@@ -71,6 +65,19 @@ impl Direct {
                 address: LOOPBACK,
             })
             .await;
+    }
+
+    /// A connection the hub has not heard of yet: its strong sender, which the event telling
+    /// the hub of it would carry.
+    fn open(&mut self, conn: ConnId) -> mpsc::Sender<Outgoing> {
+        let (outbox, inbox) = mpsc::channel(256);
+        let connected = Connected {
+            inbox,
+            outbox: outbox.downgrade(),
+            sent: StatesSent::default(),
+        };
+        self.connections.insert(conn, connected);
+        outbox
     }
 
     async fn frame(&mut self, conn: ConnId, frame: Value) {
@@ -379,6 +386,37 @@ async fn a_player_s_sync_at_any_moment_of_a_batch_is_followed_by_each_later_turn
         assert_eq!(alice.moves, [json!("5E"), json!("4D")], "{moment:?}: {seen:?}");
         direct.play(&game, 2, Some("3C")).await;
     }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_watcher_the_hub_has_not_heard_of_yet_gets_the_game_s_news_all_the_same() {
+    let db = TestDb::new("watch-unheard");
+    let mut direct = Direct::new(&db).await;
+    let game = direct.start_game().await;
+    // Its `Connected` is still on its way to the hub when it watches.
+    let outbox = direct.open(3);
+    assert_eq!(direct.watch(3, &game).await, Some(Watched::Following));
+    direct.play(&game, 0, Some("5E")).await;
+    direct
+        .frame(1, json!({"type": "chat", "game": game, "text": "hi"}))
+        .await;
+    direct.commit().await;
+    direct.taken(1);
+    direct.taken(2);
+    let mut watcher = Follower::default();
+    watcher.take(&direct.taken(3));
+    assert_eq!((watcher.moves.len(), watcher.chat_texts()), (1, vec!["hi"]));
+    direct
+        .hub
+        .handle(Event::Connected {
+            conn: 3,
+            outbox,
+            address: LOOPBACK,
+        })
+        .await;
+    direct.play(&game, 1, Some("4D")).await;
+    watcher.take(&direct.taken(3));
+    assert_eq!(watcher.moves.len(), 2);
 }
 
 #[tokio::test(start_paused = true)]
