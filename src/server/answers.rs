@@ -10,6 +10,10 @@
 //! to be sent unless the state has it (by the turns and the news number the watcher joined
 //! with). A game the hub does not hold is sent as stored: the hub, told of the watcher, holds
 //! the game and brings the watcher up to it (see `hub::from_store`).
+//!
+//! A player's own copies of its game's turns are not in any room: a state answering `sync` (or
+//! `watch`) carries its turns, and the connection drops a later `played` of one of them (the
+//! hub may tell a turn after the publication the state was read from had it).
 
 use std::sync::Arc;
 

@@ -255,7 +255,7 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, holding: Holding
                     signed_in.store(true, Ordering::Relaxed);
                 }
                 let told = match watched {
-                    Ok(Watched::FromStore) => hub.send(Event::Watched { conn, game }).await.is_ok(),
+                    Ok(Watched::FromStore) => hub.send(Event::Watched { game }).await.is_ok(),
                     other => answered(other.map(|_| ()), reference, &answer),
                 };
                 if !told {

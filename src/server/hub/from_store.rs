@@ -13,15 +13,12 @@ use crate::store::{GameNow, StoreError};
 
 use super::chat::chat_text;
 use super::turns::{played_message, player_keys};
-use super::{ConnId, Delivery, Hub, Outgoing};
+use super::{Delivery, Hub, Outgoing};
 
 impl Hub {
-    /// `conn` watches the game, sent it as stored: the game is held (read after the batch if it
-    /// is not yet), and the watcher brought up to it once it is published.
-    pub(super) fn watched_from_store(&mut self, conn: ConnId, game_id: &str) {
-        if !self.connections.contains_key(&conn) {
-            return;
-        }
+    /// A connection watches the game, sent it as stored: the game is held (read after the
+    /// batch if it is not yet), and its watchers sent it so brought up to it once published.
+    pub(super) fn watched_from_store(&mut self, game_id: &str) {
         if self.games.contains_key(game_id) {
             self.news.push(Delivery::BringUp {
                 game: game_id.to_string(),

@@ -141,10 +141,9 @@ pub enum Event {
         conn: ConnId,
         name: String,
     },
-    /// The connection watches the game, sent it as stored: the hub holds the game and brings
-    /// the watcher up to it (see `from_store`).
+    /// A connection watches the game, sent it as stored: the hub holds the game and brings the
+    /// watcher up to it (see `from_store`).
     Watched {
-        conn: ConnId,
         game: String,
     },
     /// Another process changed these games.
@@ -525,7 +524,7 @@ impl Hub {
                 self.answering = None;
             }
             Event::Disconnected { conn } => self.disconnect(conn).await,
-            Event::Watched { conn, game } => self.watched_from_store(conn, &game),
+            Event::Watched { game } => self.watched_from_store(&game),
             Event::Resident { conn, name } => {
                 if let Err(refused) = self.sign_in_resident(conn, &name).await {
                     self.refuse(conn, refused);

@@ -99,7 +99,6 @@ impl Client {
         let watched = answers.watch(self.conn, game, &self.reply()).await;
         if let Ok(Watched::FromStore) = watched {
             let told = Event::Watched {
-                conn: self.conn,
                 game: game.to_string(),
             };
             self.hub.send(told).await.unwrap();

@@ -139,7 +139,6 @@ impl Direct {
         let watched = self.watch_with(&answers, conn, game).await;
         if watched == Some(Watched::FromStore) {
             let told = Event::Watched {
-                conn,
                 game: game.to_string(),
             };
             self.hub.handle(told).await;

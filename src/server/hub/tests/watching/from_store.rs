@@ -19,10 +19,10 @@ fn said(game: &str, text: &str) -> Value {
 }
 
 impl Direct {
-    /// Tells the hub that `conn` was sent the game as stored, and commits.
-    async fn told_of_watcher(&mut self, conn: ConnId, game: &str) {
+    /// Tells the hub that a connection was sent the game as stored, and commits.
+    async fn told_of_watcher(&mut self, game: &str) {
         let game = game.to_string();
-        self.hub.handle(Event::Watched { conn, game }).await;
+        self.hub.handle(Event::Watched { game }).await;
         self.commit().await;
     }
 }
@@ -49,7 +49,7 @@ async fn a_watcher_sent_a_game_as_stored_gets_what_changed_since_once_then_follo
     direct.commit().await;
     assert_eq!(direct.taken(3), Vec::<Value>::new());
     // Told, the hub brings it up to the game as it holds it: each change once.
-    direct.told_of_watcher(3, &game).await;
+    direct.told_of_watcher(&game).await;
     let seen = direct.taken(3);
     assert_eq!(kinds(&seen), ["played", "chat", "presence"], "{seen:?}");
     watcher.take(&seen);
@@ -65,7 +65,7 @@ async fn a_watcher_sent_a_game_as_stored_gets_what_changed_since_once_then_follo
     let seen = direct.taken(3);
     assert_eq!(kinds(&seen), ["played"], "{seen:?}");
     watcher.take(&seen);
-    direct.told_of_watcher(3, &game).await;
+    direct.told_of_watcher(&game).await;
     assert_eq!(direct.taken(3), Vec::<Value>::new());
 }
 
@@ -100,7 +100,7 @@ async fn a_watcher_sent_turns_taken_back_since_gets_the_game_whole() {
     direct.taken(1);
     direct.taken(2);
     assert_eq!(direct.taken(3), Vec::<Value>::new());
-    direct.told_of_watcher(3, &game).await;
+    direct.told_of_watcher(&game).await;
     let seen = direct.taken(3);
     assert_eq!(kinds(&seen), ["undone"], "{seen:?}");
     watcher.take(&seen);
@@ -131,6 +131,6 @@ async fn a_watcher_sent_a_game_as_stored_that_ends_first_gets_its_last_turns_the
     watcher.take(&seen);
     assert!(watcher.over);
     assert!(direct.games_watched().is_empty(), "the room closed with the game");
-    direct.told_of_watcher(3, &game).await;
+    direct.told_of_watcher(&game).await;
     assert_eq!(direct.taken(3), Vec::<Value>::new(), "nothing after the end");
 }
