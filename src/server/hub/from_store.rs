@@ -6,6 +6,8 @@
 
 use std::sync::Arc;
 
+use gokata_engine::Color;
+
 use crate::game::ServerGame;
 use crate::protocol::{GameState, Marks, ServerMessage};
 use crate::rooms::{Seen, StoredView};
@@ -83,90 +85,102 @@ impl Hub {
     }
 
     /// What brings a watcher sent `view` up to `game` (whose player to move has
-    /// `remaining_ms`), and the turns it then has. Turns played since come as `played`; turns
-    /// taken back, or play resumed, as the whole game (`undone`, `resumed`); then the marks,
-    /// the chat and the comings and goings since. A game the store had further than the hub
-    /// holds yet brings nothing of play: the hub tells the rest as it reads it.
+    /// `remaining_ms`), and the turns it then has: the play since, the chat since, and who
+    /// came or went since.
     pub(super) fn bringing_up(
         &self,
         view: &StoredView,
         game: &ServerGame,
         remaining_ms: u64,
     ) -> (Vec<Outgoing>, usize) {
+        let (mut messages, plies) = self.play_since(view, game, remaining_ms);
+        messages.extend(chat_since(view, game));
+        if !game.is_over() {
+            messages.extend(self.presence_since(view, game));
+        }
+        (messages, plies)
+    }
+
+    /// Turns played since come as `played`, then the marks if they changed; turns taken back,
+    /// or play resumed, as the whole game (`undone`, `resumed`). A game the store had further
+    /// than the hub holds yet brings nothing: the hub tells the rest as it reads it.
+    fn play_since(&self, view: &StoredView, game: &ServerGame, remaining_ms: u64) -> (Vec<Outgoing>, usize) {
         let (theirs, ours) = (view.game.moves(), game.moves());
         let common = theirs.iter().zip(ours).take_while(|(a, b)| a == b).count();
-        let id: Arc<str> = game.id.as_str().into();
-        let mut messages = Vec::new();
-        let ahead = common == ours.len() && theirs.len() > ours.len();
+        if common == ours.len() && theirs.len() > ours.len() {
+            return (Vec::new(), theirs.len());
+        }
         let whole = |message: fn(GameState<'_>) -> ServerMessage<'_>| -> Arc<str> {
             let state = GameState::of(game, remaining_ms).with_connected(|name| self.is_connected_name(name));
             message(state).to_json().into()
         };
-        let resumed = view.game.scoring.is_some() && (game.scoring.is_none() || ours.len() > theirs.len());
-        let mut played = Vec::new();
-        let replayed = common == theirs.len()
-            && game
-                .replay_since(common, |game, turn| {
-                    played.push((turn.ply, played_message(game, turn)))
-                })
-                .is_ok();
-        let plies = if ahead {
-            theirs.len()
-        } else if !replayed {
-            let text = whole(|game| ServerMessage::Undone { game });
-            messages.push(Outgoing::Undone {
-                game: id.clone(),
-                text,
-            });
-            ours.len()
-        } else if resumed && !game.is_over() {
-            messages.push(Outgoing::Text(whole(|game| ServerMessage::Resumed { game })));
-            ours.len()
-        } else {
-            for (ply, text) in played {
-                let (game, text) = (id.clone(), text.into());
-                messages.push(Outgoing::Played { game, ply, text });
-            }
-            if game.scoring.is_some() && game.scoring != view.game.scoring {
-                if let Some(marks) = Marks::of(game) {
-                    let message = ServerMessage::Scoring {
-                        game: game.id.as_str().into(),
-                        marks,
-                    };
-                    messages.push(Outgoing::Text(message.to_json().into()));
-                }
-            }
-            ours.len()
+        let undone = || Outgoing::Undone {
+            game: game.id.as_str().into(),
+            text: whole(|game| ServerMessage::Undone { game }),
         };
-        let said = view.game.chat.last();
-        let new_chat = match said {
-            None => 0,
-            Some(said) => game
-                .chat
-                .iter()
-                .rposition(|message| message == said)
-                .map_or(game.chat.len(), |at| at + 1),
-        };
-        for message in &game.chat[new_chat..] {
-            messages.push(Outgoing::Text(chat_text(&game.id, message)));
+        if common < theirs.len() {
+            return (vec![undone()], ours.len());
         }
-        if !game.is_over() {
-            for (color, name) in [
-                (gokata_engine::Color::Black, &game.black),
-                (gokata_engine::Color::White, &game.white),
-            ] {
+        let resumed = view.game.scoring.is_some() && (game.scoring.is_none() || ours.len() > theirs.len());
+        if resumed && !game.is_over() {
+            let text = whole(|game| ServerMessage::Resumed { game });
+            return (vec![Outgoing::Text(text)], ours.len());
+        }
+        let mut messages = Vec::new();
+        let replayed = game.replay_since(theirs.len(), |after, turn| {
+            messages.push(Outgoing::Played {
+                game: game.id.as_str().into(),
+                ply: turn.ply,
+                text: played_message(after, turn).into(),
+            });
+        });
+        if replayed.is_err() {
+            return (vec![undone()], ours.len());
+        }
+        if game.scoring.is_some() && game.scoring != view.game.scoring {
+            if let Some(marks) = Marks::of(game) {
+                let game = game.id.as_str().into();
+                let message = ServerMessage::Scoring { game, marks };
+                messages.push(Outgoing::Text(message.to_json().into()));
+            }
+        }
+        (messages, ours.len())
+    }
+
+    /// `presence` of each player who came or went since.
+    fn presence_since(&self, view: &StoredView, game: &ServerGame) -> Vec<Outgoing> {
+        let players = [(Color::Black, &game.black), (Color::White, &game.white)];
+        players
+            .into_iter()
+            .zip(view.connected)
+            .filter_map(|((color, name), was)| {
                 let connected = self.is_connected_name(name);
-                if connected != view.connected[usize::from(color == gokata_engine::Color::White)] {
+                (connected != was).then(|| {
                     let message = ServerMessage::Presence {
                         game: game.id.as_str().into(),
                         name: name.as_str().into(),
                         color,
                         connected,
                     };
-                    messages.push(Outgoing::Text(message.to_json().into()));
-                }
-            }
-        }
-        (messages, plies)
+                    Outgoing::Text(message.to_json().into())
+                })
+            })
+            .collect()
     }
+}
+
+/// The chat said since the last message the watcher was sent (all of it if it had none).
+fn chat_since(view: &StoredView, game: &ServerGame) -> Vec<Outgoing> {
+    let new = match view.game.chat.last() {
+        None => 0,
+        Some(said) => game
+            .chat
+            .iter()
+            .rposition(|message| message == said)
+            .map_or(game.chat.len(), |at| at + 1),
+    };
+    game.chat[new..]
+        .iter()
+        .map(|message| Outgoing::Text(chat_text(&game.id, message)))
+        .collect()
 }
