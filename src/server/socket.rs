@@ -250,17 +250,21 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, holding: Holding
                     outbox: &own_outbox,
                     reference: reference.as_ref(),
                 };
-                let watched = holding.answers.watch(conn, &game, &reply).await;
-                if let Ok(Watched::Following | Watched::FromStore) = watched {
-                    signed_in.store(true, Ordering::Relaxed);
-                }
-                let told = match watched {
-                    Ok(Watched::FromStore) => hub.send(Event::Watched { game }).await.is_ok(),
-                    other => answered(other.map(|_| ()), reference, &answer),
-                };
-                if !told {
-                    linger = true;
-                    break;
+                match holding.answers.watch(conn, &game, &reply).await {
+                    Ok(Watched::Finished) => {}
+                    Ok(Watched::Following) => signed_in.store(true, Ordering::Relaxed),
+                    Ok(Watched::FromStore) => {
+                        signed_in.store(true, Ordering::Relaxed);
+                        if hub.send(Event::Watched { game }).await.is_err() {
+                            break;
+                        }
+                    }
+                    Err(unanswered) => {
+                        if !answered(Err(unanswered), reference, &answer) {
+                            linger = true;
+                            break;
+                        }
+                    }
                 }
                 continue;
             }
@@ -286,7 +290,8 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, holding: Holding
                 }
                 continue;
             }
-            // Whether a `hello` sent just before was taken, only the hub knows yet.
+            // Without a `hello`, refused here; after one not yet welcomed, the hub answers (it
+            // alone knows yet whether the `hello` was taken).
             Ok(ClientFrame::Sync { .. }) if !hello_sent => {
                 answer(reference, &ServerMessage::Error(Refused::hello_first()).to_json());
                 continue;
