@@ -198,7 +198,8 @@ def test_a_spectator_has_no_players_controls_and_the_forms_keep_their_labels(
 
         page.driver.execute_script("location.hash = arguments[0];", f"game={game}")
         state = game_state(server, game)
-        eventually(lambda: page.stones()["13A"], "black", what="the watched game")
+        # Until the watched game's board is drawn, its points are not there yet.
+        eventually(lambda: page.stones().get("13A", ""), "black", what="the watched game")
         assert state["moves"] == ["13A"]
         eventually(lambda: page.text("notice"), "Black plays A13.", what="the last move, letter first")
         for control in ("pass", "resign", "undo", "play-help", "score-accept"):

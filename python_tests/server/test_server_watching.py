@@ -1,8 +1,9 @@
 """Watching over the WebSocket, against real ``gokata serve`` processes: ``watch`` (a game's
 state, then its every turn, in order, once each, and its end once), ``unwatch``, the limit of
-64 games a connection, unknown and finished games, and ``watch_lobby`` (the lobby's lists
-pushed when they change, at most once a second). Each runs on SQLite and on PostgreSQL (the
-`databases` fixture); and on a site of three processes sharing one PostgreSQL database, a
+64 games a connection, unknown and finished games, ``watch_lobby`` (the lobby's lists pushed
+when they change, at most once a second), and a player's ``sync`` again and again while its
+game is played (each later turn once after each state). Each runs on SQLite and on PostgreSQL
+(the `databases` fixture); and on a site of three processes sharing one PostgreSQL database, a
 watcher on one process sees every turn of a game played through the two others, across a
 ``kill -9`` of one of them and its player's reconnection to another.
 
@@ -312,6 +313,66 @@ def test_the_lobby_is_pushed_when_it_changes_at_most_once_a_second(tmp_path: Pat
             for player in players:
                 player.wire.close()
             wire.close()
+
+
+def test_a_player_s_second_connection_syncing_while_the_game_is_played_gets_each_later_turn_once(
+    server: ServerProcess,
+) -> None:
+    black, white, state = start_game(server, "sync")
+    game = state["id"]
+    script = scripted_game(41, 40)
+    failure: list[BaseException] = []
+
+    def play_it() -> None:
+        try:
+            for ply, point in enumerate(script):
+                mover, other = (black, white) if ply % 2 == 0 else (white, black)
+                play(mover, other, game, ply, point)
+                time.sleep(0.005)
+        except BaseException as error:  # reported below
+            failure.append(error)
+
+    # Black's second connection gets the game's every turn too, and asks for its state again
+    # and again while it is played: no state is older than a turn told before it, and after each
+    # state each later turn comes once, in order, up to the end.
+    second = sign_in(server, black.name, black.token)
+    moves: Optional[list[Optional[str]]] = None
+    states = 0
+
+    def take(frame: Frame) -> bool:
+        """One frame of the game; whether it ends it."""
+        nonlocal moves, states
+        if frame["type"] == "state":
+            told = frame["game"]["moves"]
+            assert moves is None or told[: len(moves)] == moves, f"a state {told} older than {moves}"
+            moves, states = told, states + 1
+            return bool(frame["game"]["status"] == "over")
+        if frame["type"] == "played" and moves is not None:
+            assert frame["ply"] == len(moves), f"expected turn {len(moves)}, got {frame}"
+            moves.append(frame["point"])
+        return bool(frame["type"] == "over")
+
+    player = threading.Thread(target=play_it)
+    player.start()
+    over = False
+    try:
+        while player.is_alive() and not over:
+            second.wire.send({"type": "sync", "game": game})
+            synced = False
+            while not synced and not over:
+                frame = second.wire.recv(10)
+                synced = frame["type"] == "state"
+                over = take(frame)
+            time.sleep(0.01)
+        while not over:
+            over = take(second.wire.recv(10))
+    finally:
+        player.join(60)
+    assert not failure, failure
+    assert moves == script
+    assert states > 3, "states came between turns"
+    for wire in (black.wire, white.wire, second.wire):
+        wire.close()
 
 
 # -- several processes on one PostgreSQL database ------------------------------------------

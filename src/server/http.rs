@@ -15,17 +15,28 @@ use axum::Router;
 use tokio::sync::mpsc;
 
 use super::accept::Peer;
+use super::answers::Answers;
 use super::hub::Event;
 use super::limits::{client_address, BucketsByAddress, ConnectionCounts, Limits};
 use super::lobby_feed::LobbyFeed;
 use super::reads::{Answer, Reads};
 use super::socket::{self, Holding};
 
+/// What answers without the hub: the API, `sync` and `watch`, and the lobby.
+#[derive(Clone)]
+pub struct Readers {
+    pub reads: Arc<Reads>,
+    pub answers: Arc<Answers>,
+    pub lobby: LobbyFeed,
+}
+
 #[derive(Clone)]
 struct AppState {
     hub: mpsc::Sender<Event>,
     /// The API's answers, made without the hub.
     reads: Arc<Reads>,
+    /// A connection's answers to `sync` and `watch`.
+    answers: Arc<Answers>,
     lobby: LobbyFeed,
     /// One clone per open WebSocket: the server waits for the count to drop before it stops.
     alive: Arc<()>,
@@ -38,16 +49,21 @@ struct AppState {
 /// `healthy`: whether the hub reaches its database (else `/health` answers 503).
 pub fn router(
     hub: mpsc::Sender<Event>,
-    reads: Arc<Reads>,
-    lobby: LobbyFeed,
+    readers: Readers,
     alive: Arc<()>,
     limits: Limits,
     healthy: Arc<AtomicBool>,
 ) -> Router {
     let per_second = f64::from(limits.api_requests_per_second);
+    let Readers {
+        reads,
+        answers,
+        lobby,
+    } = readers;
     let state = AppState {
         hub,
         reads,
+        answers,
         lobby,
         alive,
         limits,
@@ -174,6 +190,7 @@ async fn upgrade(
         alive: state.alive,
         guard,
         lobby: state.lobby,
+        answers: state.answers,
     };
     upgrade
         // tungstenite zeroes its whole read buffer on every read: 4 KiB, not the 128 KiB default.

@@ -5,6 +5,8 @@
 //! - [`hub`]: the state and its changes, one batch and one commit at a time;
 //! - [`snapshot`] and [`reads`]: what the hub publishes after each commit, and the API's
 //!   answers made from it and from a read connection of the store's, never waiting on the hub;
+//! - [`answers`] and [`rooms`]: `sync` and `watch`, answered by each connection the same way,
+//!   and the watchers of each game, whom the hub tells its news;
 //! - [`game`], [`lobby`], [`auth`]: a game's rules and result, pairing, names and tokens;
 //! - [`store`]: storage ([`store::Store`]): SQLite for one process, PostgreSQL for several
 //!   processes serving one site;
@@ -14,6 +16,7 @@
 //! No Python here: the binding only starts and stops a [`RunningServer`].
 
 pub mod accept;
+pub mod answers;
 pub mod auth;
 pub mod game;
 pub mod http;
@@ -26,6 +29,7 @@ pub mod protocol;
 pub mod rating;
 pub mod reads;
 pub mod resident;
+pub mod rooms;
 pub mod snapshot;
 pub mod socket;
 pub mod store;
@@ -40,6 +44,7 @@ use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 
 use accept::GuardedListener;
+use answers::Answers;
 use hub::{Event, Hub};
 use limits::{ConnectionCounts, Limits};
 use lobby_feed::LobbyFeed;
@@ -134,7 +139,7 @@ impl RunningServer {
                 .map_err(ServerError::Config)?;
         }
         let reader = Reader::open(&config.database).map_err(database_error)?;
-        let reads = Reads::new(hub.snapshot(), reader);
+        let reads = Arc::new(Reads::new(hub.snapshot(), reader));
         let (stop, stopped) = oneshot::channel();
         let finished = Arc::new((Mutex::new(false), Condvar::new()));
         let done = finished.clone();
@@ -243,7 +248,7 @@ pub fn shown_address(database: &str) -> String {
 async fn serve(
     listener: TcpListener,
     mut hub: Hub,
-    reads: Reads,
+    reads: Arc<Reads>,
     changes: Option<Listener>,
     config: &Config,
     stop: oneshot::Receiver<()>,
@@ -266,6 +271,7 @@ async fn serve(
     let (stopping_now, stopping) = tokio::sync::watch::channel(false);
     hub.stop_with(stopping.clone());
     let healthy = hub.health();
+    let answers = Arc::new(Answers::new(reads.clone(), hub.rooms()));
     let (hub_done, hub_stopped) = oneshot::channel();
     // The hub has a thread and a single-threaded runtime of its own: its store calls block
     // only it, and it is the one writer.
@@ -281,7 +287,6 @@ async fn serve(
             Ok::<_, ServerError>(result?)
         })
         .map_err(ServerError::Runtime)?;
-    let reads = Arc::new(reads);
     let lobby = LobbyFeed::new(reads.clone());
     tokio::spawn(lobby.clone().run());
     if let Some(resident) = config.resident.clone() {
@@ -293,7 +298,17 @@ async fn serve(
         ));
     }
     let alive = Arc::new(());
-    let app = http::router(events.clone(), reads, lobby, alive.clone(), limits, healthy);
+    let app = http::router(
+        events.clone(),
+        http::Readers {
+            reads,
+            answers,
+            lobby,
+        },
+        alive.clone(),
+        limits,
+        healthy,
+    );
     tokio::spawn(async move {
         tokio::select! {
             _ = stop => {},

@@ -45,6 +45,11 @@ impl Reads {
         }
     }
 
+    /// What the hub published.
+    pub fn snapshot(&self) -> &Snapshot {
+        &self.snapshot
+    }
+
     /// `/api/seeks`: the seeks waiting, oldest first.
     pub async fn seeks(&self) -> Answer {
         answer(self.listed_seeks().await.map(|(_, body)| Some(body.to_string())))
@@ -175,7 +180,7 @@ impl Reads {
 
     /// A game as stored, and (where the database keeps the clock) the time its player to move
     /// has left.
-    async fn stored_game(&self, id: &str) -> Result<Option<(ServerGame, Option<u64>)>, StoreError> {
+    pub async fn stored_game(&self, id: &str) -> Result<Option<(ServerGame, Option<u64>)>, StoreError> {
         // No id of another form was ever made: not worth asking the store about.
         if !auth::is_game_id(id) {
             return Ok(None);

@@ -139,13 +139,14 @@ pub async fn play(resident: Resident, events: mpsc::Sender<Event>, lobby: LobbyF
                 player.on_message(&now).await;
             }
             message = inbox.recv() => match message {
-                Some(Outgoing::Text(text)) => {
-                    if !player.on_message(&text).await {
-                        break;
+                Some(Outgoing::Close(..)) | None => break,
+                Some(message) => {
+                    if let Some(text) = message.text() {
+                        if !player.on_message(text).await {
+                            break;
+                        }
                     }
                 }
-                Some(Outgoing::SignedIn | Outgoing::Watching) => {}
-                Some(Outgoing::Close(..)) | None => break,
             },
             Some(decided) = decisions.recv() => player.on_decided(decided).await,
         }

@@ -1,7 +1,8 @@
 //! What the hub publishes after each commit for readers on other threads: the live games it
-//! holds, and (on SQLite, whose seeks live in the hub's store) the seeks waiting. The HTTP API
-//! answers from here without waiting on the hub; the hub replaces a game's entry whole, so a
-//! reader holds the lock only to copy pointers.
+//! holds, and (on SQLite, whose seeks live in the hub's store) the seeks waiting. The HTTP API,
+//! `sync` and `watch` are answered from here without waiting on the hub; the hub replaces a
+//! game's entry whole, so a reader holds the lock only to copy pointers (or, answering a
+//! connection, to queue its answer: see [`Snapshot::with_game`]).
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -28,18 +29,30 @@ pub struct PublishedGame {
     pub order: u64,
     /// Its entry in `/api/games`, made by the first reader that lists it.
     pub summary: OnceLock<String>,
+    /// The number of the hub's last news to watchers when this was published: every piece of
+    /// news numbered up to it is in this game as published (see `hub::watching`).
+    pub news: u64,
 }
 
 impl PublishedGame {
     /// The game's STATE as its players see it, its clock as of now.
     pub fn state_json(&self) -> String {
+        serde_json::to_string(&self.state()).expect("a state always serialises")
+    }
+
+    /// The game's STATE as its watchers see it (the watchers' chat too), its clock as of now.
+    pub fn watcher_state_json(&self) -> String {
+        let state = self.state().for_watchers(&self.game);
+        serde_json::to_string(&state).expect("a state always serialises")
+    }
+
+    fn state(&self) -> GameState<'_> {
         let remaining = match self.deadline {
             Some(deadline) => deadline.saturating_duration_since(Instant::now()).as_millis() as u64,
             None => self.game.turn_time_ms(),
         };
-        let state = GameState::of(&self.game, remaining)
-            .with_connected(|name| self.connected[usize::from(name != self.game.black)]);
-        serde_json::to_string(&state).expect("a state always serialises")
+        GameState::of(&self.game, remaining)
+            .with_connected(|name| self.connected[usize::from(name != self.game.black)])
     }
 }
 
@@ -68,6 +81,14 @@ pub struct Snapshot(Arc<RwLock<Published>>);
 impl Snapshot {
     pub fn game(&self, id: &str) -> Option<Arc<PublishedGame>> {
         self.read().games.get(id).cloned()
+    }
+
+    /// `answer` of the game as published (`None`: not held here), made while the hub cannot
+    /// publish: what a connection queues in it comes before anything the hub tells of a later
+    /// change (the hub publishes a change before it tells it).
+    pub fn with_game<T>(&self, id: &str, answer: impl FnOnce(Option<&PublishedGame>) -> T) -> T {
+        let published = self.read();
+        answer(published.games.get(id).map(Arc::as_ref))
     }
 
     /// The body of `/api/games`: the games held, newest first (at most [`LISTED_GAMES`]), and

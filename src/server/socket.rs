@@ -1,8 +1,9 @@
 //! One WebSocket connection: frames in, parsed and rate-limited, to the hub; the hub's
 //! messages out, and a ping now and then so that a live but quiet client keeps its connection.
-//! The lobby is watched here, from the [`LobbyFeed`], not through the hub. Nothing here knows
-//! the game.
+//! `sync`, `watch` and `unwatch` are answered here ([`Answers`]), and the lobby watched, from
+//! the [`LobbyFeed`], not through the hub. Nothing here knows the game.
 
+use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -13,6 +14,7 @@ use futures_util::{SinkExt, StreamExt};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use super::answers::{Answers, Reply, Unanswered, Watched};
 use super::hub::{ConnId, Event, Outgoing};
 use super::limits::{ConnectionGuard, TokenBucket};
 use super::lobby_feed::{LobbyFeed, LobbyWatch};
@@ -58,6 +60,8 @@ pub struct Holding {
     pub guard: Option<ConnectionGuard>,
     /// The lobby, for `watch_lobby`.
     pub lobby: LobbyFeed,
+    /// For `sync` and `watch`.
+    pub answers: Arc<Answers>,
 }
 
 /// Serves one upgraded connection until either side closes it.
@@ -82,12 +86,17 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, holding: Holding
             let _ = outbox.try_send(Outgoing::Close(code, reason));
         }
     };
-    // Set by the writer when the hub says the player is signed in, or that the connection
-    // watches a game or the lobby: a refused hello does not stop the clock of HELLO_TIME.
+    // Set when the player is signed in (by the writer, when the hub says so after `welcome`),
+    // or the connection watches a game or the lobby: a refused hello does not stop the clock
+    // of HELLO_TIME.
     let signed_in = Arc::new(AtomicBool::new(false));
     let signed_in_by_writer = signed_in.clone();
+    // Set by the writer after `welcome`: `sync` is answered here from then on.
+    let welcomed = Arc::new(AtomicBool::new(false));
+    let welcomed_by_writer = welcomed.clone();
     let mut writer = tokio::spawn(async move {
         let mut ping = tokio::time::interval_at(Instant::now() + PING_EVERY, PING_EVERY);
+        let mut states = StatesSent::default();
         loop {
             let message = tokio::select! {
                 message = outgoing.recv() => match message {
@@ -102,11 +111,11 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, holding: Holding
                 }
             };
             let frame = match message {
-                Outgoing::SignedIn | Outgoing::Watching => {
+                Outgoing::SignedIn => {
                     signed_in_by_writer.store(true, Ordering::Relaxed);
+                    welcomed_by_writer.store(true, Ordering::Relaxed);
                     continue;
                 }
-                Outgoing::Text(text) => Message::Text(text.as_ref().into()),
                 Outgoing::Close(code, reason) => {
                     let close = Message::Close(Some(CloseFrame {
                         code,
@@ -115,6 +124,10 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, holding: Holding
                     let _ = tokio::time::timeout(SEND_TIME, sink.send(close)).await;
                     break;
                 }
+                message => match states.pass(message) {
+                    Some(text) => Message::Text(text.as_ref().into()),
+                    None => continue,
+                },
             };
             // A client that does not read blocks the write: it is dropped, not waited for.
             if !matches!(
@@ -133,6 +146,8 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, holding: Holding
     tokio::pin!(hello_by);
     let mut hello_checked = false;
     let mut lobby: Option<LobbyWatch> = None;
+    // Whether a `hello` went to the hub: a `sync` before its `welcome` goes there too.
+    let mut hello_sent = false;
     // What this connection answers itself (the lobby), queued behind the hub's messages.
     let answer = |reference: Option<Ref>, text: &str| {
         let text = match reference {
@@ -230,6 +245,58 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, holding: Holding
                 answer(reference, &ServerMessage::UnwatchedLobby.to_json());
                 continue;
             }
+            Ok(ClientFrame::Watch { game }) => {
+                let reply = Reply {
+                    outbox: &own_outbox,
+                    reference: reference.as_ref(),
+                };
+                match holding.answers.watch(conn, &game, &reply).await {
+                    Ok(Watched::Finished) => {}
+                    Ok(Watched::Following) => signed_in.store(true, Ordering::Relaxed),
+                    Ok(Watched::FromStore) => {
+                        signed_in.store(true, Ordering::Relaxed);
+                        if hub.send(Event::Watched { game }).await.is_err() {
+                            break;
+                        }
+                    }
+                    Err(unanswered) => {
+                        if !answered(Err(unanswered), reference, &answer) {
+                            linger = true;
+                            break;
+                        }
+                    }
+                }
+                continue;
+            }
+            Ok(ClientFrame::Unwatch { game }) => {
+                let reply = Reply {
+                    outbox: &own_outbox,
+                    reference: reference.as_ref(),
+                };
+                if !answered(holding.answers.unwatch(conn, &game, &reply), reference, &answer) {
+                    linger = true;
+                    break;
+                }
+                continue;
+            }
+            Ok(ClientFrame::Sync { game }) if welcomed.load(Ordering::Relaxed) => {
+                let reply = Reply {
+                    outbox: &own_outbox,
+                    reference: reference.as_ref(),
+                };
+                if !answered(holding.answers.sync(&game, &reply).await, reference, &answer) {
+                    linger = true;
+                    break;
+                }
+                continue;
+            }
+            // Without a `hello`, refused here; after one not yet welcomed, the hub answers (it
+            // alone knows yet whether the `hello` was taken).
+            Ok(ClientFrame::Sync { .. }) if !hello_sent => {
+                answer(reference, &ServerMessage::Error(Refused::hello_first()).to_json());
+                continue;
+            }
+            Ok(ClientFrame::Hello { .. }) => hello_sent = true,
             _ => {}
         }
         if hub
@@ -244,6 +311,7 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, holding: Holding
             break;
         }
     }
+    holding.answers.leave(conn);
     let _ = hub.send(Event::Disconnected { conn }).await;
     if linger {
         // Closing the socket with the client's frames unread would reset the connection and
@@ -259,6 +327,55 @@ pub async fn serve(socket: WebSocket, hub: mpsc::Sender<Event>, holding: Holding
     }
     if !writer_done && tokio::time::timeout(FLUSH_TIME, &mut writer).await.is_err() {
         writer.abort();
+    }
+}
+
+/// Answers a request answered here that was refused with its error; `false` if the client
+/// does not read what it is sent (the connection is being closed).
+fn answered(
+    result: Result<(), Unanswered>,
+    reference: Option<Ref>,
+    answer: &impl Fn(Option<Ref>, &str),
+) -> bool {
+    match result {
+        Ok(()) => true,
+        Err(Unanswered::Refused(refused)) => {
+            answer(reference, &ServerMessage::Error(refused).to_json());
+            true
+        }
+        Err(Unanswered::TooSlow) => false,
+    }
+}
+
+/// The turns of each game that the last `state` sent of it had, until a later `played` comes:
+/// a `played` of one of them is not sent (the hub may tell a turn after the state was made of
+/// a publication that had it).
+#[derive(Default)]
+pub(crate) struct StatesSent(HashMap<Arc<str>, usize>);
+
+impl StatesSent {
+    /// The text to send for `message`; `None` to send nothing.
+    pub(crate) fn pass(&mut self, message: Outgoing) -> Option<Arc<str>> {
+        match message {
+            Outgoing::State { game, plies, text } => {
+                self.0.insert(game, plies);
+                Some(text)
+            }
+            Outgoing::Played { game, ply, text } => match self.0.get(&game) {
+                Some(&plies) if ply < plies => None,
+                Some(_) => {
+                    self.0.remove(&game);
+                    Some(text)
+                }
+                None => Some(text),
+            },
+            Outgoing::Undone { game, text } => {
+                self.0.remove(&game);
+                Some(text)
+            }
+            Outgoing::Text(text) => Some(text),
+            Outgoing::SignedIn | Outgoing::Close(..) => None,
+        }
     }
 }
 
@@ -296,5 +413,55 @@ fn payload_len(message: &Message) -> usize {
         Message::Text(text) => text.len(),
         Message::Binary(bytes) | Message::Ping(bytes) | Message::Pong(bytes) => bytes.len(),
         Message::Close(_) => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn played(ply: usize) -> Outgoing {
+        Outgoing::Played {
+            game: "g".into(),
+            ply,
+            text: format!("played {ply}").into(),
+        }
+    }
+
+    #[test]
+    fn a_turn_a_state_had_is_not_sent_after_it_unless_turns_were_taken_back() {
+        let mut sent = StatesSent::default();
+        assert!(sent.pass(played(3)).is_some(), "no state of the game yet");
+        let state = Outgoing::State {
+            game: "g".into(),
+            plies: 5,
+            text: "state".into(),
+        };
+        assert_eq!(sent.pass(state).as_deref(), Some("state"));
+        assert_eq!(sent.pass(played(4)), None, "the state had it");
+        let other = Outgoing::Played {
+            game: "h".into(),
+            ply: 0,
+            text: "other".into(),
+        };
+        assert!(sent.pass(other).is_some(), "another game's");
+        let undone = Outgoing::Undone {
+            game: "g".into(),
+            text: "undone".into(),
+        };
+        assert!(sent.pass(undone).is_some());
+        assert_eq!(
+            sent.pass(played(4)).as_deref(),
+            Some("played 4"),
+            "after turns taken back, a ply of the state comes again"
+        );
+        let state = Outgoing::State {
+            game: "g".into(),
+            plies: 5,
+            text: "state".into(),
+        };
+        sent.pass(state);
+        assert_eq!(sent.pass(played(5)).as_deref(), Some("played 5"));
+        assert_eq!(sent.pass(played(6)).as_deref(), Some("played 6"));
     }
 }

@@ -247,6 +247,38 @@ impl ServerGame {
         Ok(game)
     }
 
+    /// Replays the turns from ply `from` on, as they were played: `each` gets the game after
+    /// each turn (its clocks as stored with it) and the turn.
+    pub fn replay_since(&self, from: usize, mut each: impl FnMut(&ServerGame, &Turn)) -> Result<(), String> {
+        let mut before = self.stored();
+        before.moves.truncate(from);
+        before.turn_clocks.truncate(from);
+        before.clocks = match from.checked_sub(1) {
+            Some(last) => self.clock_history[last],
+            None => [self.terms.time.new_clock(); 2],
+        };
+        before.result = None;
+        before.scoring = None;
+        before.undo = UndoState::default();
+        let mut game = ServerGame::from_stored(&before)?;
+        game.estimates_dead = false;
+        for (ply, point) in self.moves.iter().enumerate().skip(from) {
+            let color = game.to_move();
+            let turn = game
+                .play(color, ply, point.as_deref())
+                .map_err(|refusal| format!("game {} turn {ply}: {refusal:?}", self.id))?;
+            if let Some(clocks) = self.clock_history.get(ply) {
+                game.set_clocks(*clocks);
+            }
+            each(&game, &turn);
+            // A scoring phase the turns went on from was resumed.
+            if game.scoring.take().is_some() {
+                game.resumed_at = game.moves.len();
+            }
+        }
+        Ok(())
+    }
+
     /// The game with whether black and white are programs.
     pub fn with_bots(mut self, bots: [bool; 2]) -> ServerGame {
         self.bots = bots;

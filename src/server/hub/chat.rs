@@ -14,7 +14,8 @@ use crate::store::{StoreError, Write};
 
 use super::queries::unknown_game;
 use super::turns::player_keys;
-use super::{ConnId, Delivery, Hub};
+use super::watching::Told;
+use super::{ConnId, Delivery, Hub, Outgoing};
 
 /// The longest message, in characters once trimmed.
 pub const MAX_CHAT_CHARS: usize = 500;
@@ -65,15 +66,13 @@ impl Hub {
         let text = chat_text(game_id, &message);
         if !message.watchers {
             for player in player_keys(&game) {
-                self.deliver_later(Some(write), Delivery::ToPlayer(player, text.clone()));
+                let message = Outgoing::Text(text.clone());
+                self.deliver_later(Some(write), Delivery::ToPlayer(player, message));
             }
         }
-        self.tell_watchers_later(game_id, None, &text, Some(write));
+        self.tell_watchers_later(game_id, Told::Other, &text, Some(write));
         // A sender that is neither a player nor watching hears its own words all the same.
-        let watching = self
-            .connections
-            .get(&conn)
-            .is_some_and(|c| c.watching.contains(game_id));
+        let watching = self.rooms.lock().watches(conn, game_id);
         if game.color_of(&message.from).is_none() && !watching {
             self.deliver_later(Some(write), Delivery::ToConnection(conn, text.clone()));
         }
@@ -81,7 +80,8 @@ impl Hub {
         Ok(())
     }
 
-    /// A message another process stored: kept, and told to whom it is for here.
+    /// A message another process stored: kept, and told to whom it is for here (once it is
+    /// published).
     pub(super) async fn remote_chat(&mut self, game_id: &str, id: i64) -> Result<(), StoreError> {
         if !self.games.contains_key(game_id) && !self.ended.contains_key(game_id) {
             return Ok(()); // nobody here follows the game
@@ -94,10 +94,10 @@ impl Hub {
         if let Some(players) = game.or_else(|| self.ended.get(game_id)).map(player_keys) {
             if !message.watchers {
                 for player in &players {
-                    self.send_to_player(player, &text);
+                    self.tell_player_after_publish(player, Outgoing::Text(text.clone()));
                 }
             }
-            self.tell_watchers(game_id, &players, None, &text);
+            self.tell_watchers(game_id, &players, Told::Other, &text);
         }
         self.keep_chat(game_id, message);
         Ok(())
@@ -160,7 +160,7 @@ fn checked_text(text: &str) -> Result<String, String> {
     Ok(text.to_string())
 }
 
-fn chat_text(game_id: &str, message: &ChatMessage) -> Arc<str> {
+pub(super) fn chat_text(game_id: &str, message: &ChatMessage) -> Arc<str> {
     ServerMessage::Chat {
         game: game_id.into(),
         from: message.from.as_str().into(),

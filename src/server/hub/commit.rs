@@ -13,19 +13,45 @@ use crate::store::{Change, Outcome, Records, StoreError, Write};
 
 use super::batch::Batch;
 use super::turns::player_keys;
-use super::{ConnId, Delivery, Hub, LiveGame, LiveView, Outgoing, Pending};
+use super::{ConnId, Delivery, Hub, LiveGame, Outgoing, Pending};
 
 /// A result's records and rating changes, as its commit returned them.
 pub(super) type Settled<'a> = (&'a Records, Option<&'a Value>);
 
+/// A batch committed: what it lets be delivered once it is published.
+pub(super) struct Committed {
+    writes: Vec<Write>,
+    outcomes: Vec<Outcome>,
+    deliveries: Vec<Pending>,
+    /// Games read again (a write was rejected, or a result counted a turn not seen here).
+    reread: HashSet<String>,
+    /// The connections whose requests were rejected, to be sent the game as it is.
+    stale: Vec<(ConnId, String)>,
+    to_announce: Vec<Change>,
+    closed: Vec<String>,
+}
+
 impl Hub {
-    /// Commits the batch's writes, then delivers what it says, in the order handled. A game
-    /// whose write was rejected, or whose result the store counted after a turn this process
-    /// had not seen, is read again first (announcing what it had missed), so that nothing
-    /// delivered shows what was not stored; the sender of a rejected request gets the state.
-    /// Then tells the other processes what stores nothing, and withdraws the seeks of players
-    /// closed for being too slow.
+    /// Commits the batch's writes, publishes what they changed, then delivers what the batch
+    /// says, in the order handled. A game whose write was rejected, or whose result the store
+    /// counted after a turn this process had not seen, is read again first (announcing what it
+    /// had missed), so that nothing delivered shows what was not stored; the sender of a
+    /// rejected request gets the state. Then tells the other processes what stores nothing,
+    /// and withdraws the seeks of players closed for being too slow.
     pub(super) async fn commit_and_deliver(&mut self) -> Result<(), StoreError> {
+        let Some(committed) = self.commit_batch().await? else {
+            return Ok(());
+        };
+        // Before anything is told: whoever is told a turn can read it (and the news of games
+        // read again goes out first).
+        self.publish();
+        self.deliver_committed(committed).await;
+        Ok(())
+    }
+
+    /// Commits the batch's writes; `None` if the commit failed on a shared store (whose
+    /// recovery delivered what it could).
+    pub(super) async fn commit_batch(&mut self) -> Result<Option<Committed>, StoreError> {
         let Batch {
             writes,
             origins,
@@ -42,7 +68,7 @@ impl Hub {
                 Err(error) if self.store.is_shared() => {
                     self.lost_batch(&writes, &origins, deliveries, error).await;
                     self.after_commit(to_announce, closed).await;
-                    return Ok(());
+                    return Ok(None);
                 }
                 Err(error) => return Err(error),
             }
@@ -93,8 +119,28 @@ impl Hub {
                 }
             }
         }
-        // Before anything is told: whoever is told a turn can read it.
-        self.publish();
+        Ok(Some(Committed {
+            writes,
+            outcomes,
+            deliveries,
+            reread,
+            stale,
+            to_announce,
+            closed,
+        }))
+    }
+
+    /// Delivers what a committed batch says, once it is published.
+    pub(super) async fn deliver_committed(&mut self, committed: Committed) {
+        let Committed {
+            writes,
+            outcomes,
+            deliveries,
+            reread,
+            stale,
+            to_announce,
+            closed,
+        } = committed;
         for pending in deliveries {
             let records = match pending
                 .after
@@ -115,7 +161,6 @@ impl Hub {
         self.flush_deliveries();
         self.ended.clear();
         self.after_commit(to_announce, closed).await;
-        Ok(())
     }
 
     /// What follows a batch's commit: the other processes told what stores nothing (again
@@ -193,7 +238,7 @@ impl Hub {
     pub(super) fn deliver(&mut self, delivery: Delivery, settled: Option<Settled<'_>>) {
         match delivery {
             Delivery::ToConnection(conn, text) => self.send(conn, Outgoing::Text(text)),
-            Delivery::ToPlayer(player, text) => self.send_to_player(&player, &text),
+            Delivery::ToPlayer(player, message) => self.send_to_player(&player, &message),
             Delivery::Over { game, result } => {
                 // Always with the records of its write's commit.
                 let Some((records, ratings)) = settled else {
@@ -204,20 +249,16 @@ impl Hub {
                 }
             }
             Delivery::Welcome { conn, token } => self.deliver_welcome(conn, &token),
-            Delivery::State { conn, game } => {
-                if let Some(text) = self.state_message(&game, LiveView::State) {
-                    self.send(conn, Outgoing::Text(text.into()));
-                }
-            }
-            Delivery::Undone { game, plies, text } => self.announce_undone(&game, plies, &text),
-            Delivery::ToWatchers {
+            Delivery::State { conn, game, synced } => self.deliver_state(conn, &game, synced),
+            Delivery::Undone {
                 game,
-                players,
-                ply,
+                plies,
                 text,
-            } => self.tell_watchers(&game, &players, ply, &text),
-            Delivery::Watch { conn, game, stored } => self.deliver_watch(conn, &game, stored),
-            Delivery::Unwatch { conn, game } => self.deliver_unwatch(conn, &game),
+                number,
+            } => self.announce_undone(&game, plies, &text, number),
+            Delivery::ToWatchers(news) => self.deliver_to_watchers(&news),
+            Delivery::WatchersOver { game, text } => self.deliver_watchers_over(&game, &text),
+            Delivery::BringUp { game } => self.bring_up(&game),
         }
     }
 
@@ -228,15 +269,26 @@ impl Hub {
         }
     }
 
-    /// Delivers `pending`; what goes to the connection it answers carries that frame's `ref`.
+    /// Delivers `pending`, and the news it makes; what goes to the connection it answers
+    /// carries that frame's `ref`.
     fn deliver_pending(&mut self, pending: Pending, settled: Option<Settled<'_>>) {
         self.delivering = pending.answer_to;
         self.deliver(pending.delivery, settled);
+        self.tell_news();
         self.delivering = None;
     }
 
-    /// `over` to both players, and their records as the store counted them. The game is no
-    /// longer live here.
+    /// Tells the news of changes published already (see [`Hub::publish`]).
+    pub(super) fn tell_news(&mut self) {
+        while !self.news.is_empty() {
+            for delivery in std::mem::take(&mut self.news) {
+                self.deliver(delivery, None);
+            }
+        }
+    }
+
+    /// `over` to both players and the watchers, and their records as the store counted them,
+    /// told once published (at once while delivering). The game is no longer live here.
     pub(super) fn announce_over(
         &mut self,
         game: &ServerGame,
@@ -264,11 +316,10 @@ impl Hub {
             }
         }
         let text: Arc<str> = ServerMessage::over(&game.id, result, records, ratings).into();
-        let players = player_keys(game);
-        for player in &players {
-            self.send_to_player(player, &text);
+        for player in player_keys(game) {
+            self.tell_player_after_publish(&player, Outgoing::Text(text.clone()));
         }
-        self.tell_watchers_over(&game.id, &players, &text);
+        self.tell_watchers_over(game, &text);
     }
 
     pub(super) fn deliver_welcome(&mut self, conn: ConnId, token: &str) {
@@ -317,16 +368,21 @@ impl Hub {
     }
 
     pub(super) fn tell_player(&mut self, player: &str, message: &ServerMessage<'_>) {
-        self.deliver_later(
-            None,
-            Delivery::ToPlayer(player.to_string(), message.to_json().into()),
-        );
+        let message = Outgoing::Text(message.to_json().into());
+        self.deliver_later(None, Delivery::ToPlayer(player.to_string(), message));
     }
 
     pub(super) fn tell_both(&mut self, players: [String; 2], text: String, after: Option<usize>) {
         let text: Arc<str> = text.into();
         for player in players {
-            self.deliver_later(after, Delivery::ToPlayer(player, text.clone()));
+            let message = Outgoing::Text(text.clone());
+            self.deliver_later(after, Delivery::ToPlayer(player, message));
         }
+    }
+
+    /// `message` to the player's connections here, about a change already stored, once it is
+    /// published.
+    pub(super) fn tell_player_after_publish(&mut self, player: &str, message: Outgoing) {
+        self.news.push(Delivery::ToPlayer(player.to_string(), message));
     }
 }

@@ -26,7 +26,7 @@ impl Hub {
     /// cached record goes too: the store has it).
     pub(super) fn forget_connection(&mut self, conn: ConnId) -> Option<String> {
         let connection = self.connections.remove(&conn)?;
-        self.stop_watching(conn, &connection.watching);
+        self.stop_watching(conn);
         let key = connection.player?;
         let player = self.players.get_mut(&key)?;
         player.connections.retain(|&c| c != conn);
@@ -39,7 +39,7 @@ impl Hub {
         Some(name)
     }
 
-    pub(super) fn send_to_player(&mut self, player: &str, text: &Arc<str>) {
+    pub(super) fn send_to_player(&mut self, player: &str, message: &Outgoing) {
         let connections = match self.players.get(player) {
             Some(player) => player.connections.clone(),
             None => return,
@@ -50,7 +50,7 @@ impl Hub {
                 .get(&conn)
                 .is_some_and(|connection| connection.welcomed)
             {
-                self.send(conn, Outgoing::Text(text.clone()));
+                self.send(conn, message.clone());
             }
         }
     }
@@ -58,21 +58,39 @@ impl Hub {
     /// Queues `message` for a connection; one that cannot keep up is closed, so that a slow
     /// reader never holds up anyone else.
     pub(super) fn send(&mut self, conn: ConnId, message: Outgoing) {
+        if !self.push(conn, message) {
+            self.close_slow(conn);
+        }
+    }
+
+    /// Queues `message` for a connection, unless its outbox is full (`false`: it is to be
+    /// closed, by [`Hub::close_slow`]).
+    pub(super) fn push(&self, conn: ConnId, message: Outgoing) -> bool {
+        let Some(connection) = self.connections.get(&conn) else {
+            return true;
+        };
+        // The last slot is kept for the close frame.
+        connection.outbox.capacity() > 1
+            && connection
+                .outbox
+                .try_send(self.stamped_for(conn, message))
+                .is_ok()
+    }
+
+    /// `message`, with the `ref` of the frame it answers if it goes to that frame's connection
+    /// (sent at once, or delivered after the commit).
+    pub(super) fn stamped_for(&self, conn: ConnId, message: Outgoing) -> Outgoing {
+        match self.delivering.as_ref().or(self.answering.as_ref()) {
+            Some((to, reference)) if *to == conn => message.stamped(reference),
+            _ => message,
+        }
+    }
+
+    /// Closes a connection that does not read what it is sent.
+    pub(super) fn close_slow(&mut self, conn: ConnId) {
         let Some(connection) = self.connections.get(&conn) else {
             return;
         };
-        // In answer to a frame that had a `ref` (sent at once, or delivered after the commit).
-        let answered = self.delivering.as_ref().or(self.answering.as_ref());
-        let message = match (message, answered) {
-            (Outgoing::Text(text), Some((to, reference))) if *to == conn => {
-                Outgoing::Text(reference.stamp(&text).into())
-            }
-            (message, _) => message,
-        };
-        // The last slot is kept for the close frame.
-        if connection.outbox.capacity() > 1 && connection.outbox.try_send(message).is_ok() {
-            return;
-        }
         let _ = connection
             .outbox
             .try_send(Outgoing::Close(1008, "too slow: messages were not read"));
@@ -96,6 +114,6 @@ impl Hub {
                 .try_send(Outgoing::Close(1012, "server restart"));
         }
         self.connections.clear();
-        self.rooms.clear();
+        self.rooms.lock().clear();
     }
 }

@@ -6,9 +6,16 @@
 //! overdue by the database's clock, and the database lets one of them end each. On SQLite the one process
 //! holds every game, since its clocks are its own.
 
+use std::time::Duration;
+
+use tokio::time::Instant;
+
 use crate::auth;
 
 use super::Hub;
+
+/// How often the games held are checked for watchers gone, who leave without the hub.
+pub(super) const RELEASE_CHECK_EVERY: Duration = Duration::from_secs(1);
 
 impl Hub {
     /// Whether this process holds only what its connections need (a shared database).
@@ -19,8 +26,14 @@ impl Hub {
     /// Whether a connection here plays or watches the game of these players, or this process
     /// is ending it for being overdue.
     pub(super) fn needs(&self, id: &str, players: [&str; 2]) -> bool {
+        let watched = self.rooms.lock().has(id);
+        self.needed(id, players, watched)
+    }
+
+    /// [`Hub::needs`], `watched` saying whether anyone here watches the game.
+    fn needed(&self, id: &str, players: [&str; 2], watched: bool) -> bool {
         !self.holds_only_needed()
-            || self.rooms.contains_key(id)
+            || watched
             || self.overdue.contains(id)
             || players
                 .iter()
@@ -43,26 +56,46 @@ impl Hub {
         self.catch_up(ids).await
     }
 
-    /// Notes that a game may no longer be needed here: a player left, a room emptied, an
-    /// overdue game turned out not to be.
+    /// Notes that a game may no longer be needed here: a player left, an overdue game turned
+    /// out not to be.
     pub(super) fn may_release(&mut self) {
         self.release_due = true;
     }
 
-    /// Drops the games no connection here needs any more, if anything left since the last look.
+    /// Drops the games no connection here needs any more: after a player left, and once a
+    /// second for the watchers (who leave rooms without the hub). A game is unpublished as it
+    /// is dropped, under the rooms' lock: a watcher that joins its room since finds it not
+    /// held, and sends it as stored (so that the hub holds it again).
     pub(super) fn release_unneeded(&mut self) {
-        if !std::mem::take(&mut self.release_due) || !self.holds_only_needed() {
+        if !self.holds_only_needed() {
             return;
         }
+        let now = Instant::now();
+        let due = std::mem::take(&mut self.release_due) || now >= self.next_release_check;
+        if !due {
+            return;
+        }
+        self.next_release_check = now + RELEASE_CHECK_EVERY;
+        let rooms = self.rooms.clone();
+        let watchers = rooms.lock();
         let unneeded: Vec<String> = self
             .games
             .values()
-            .filter(|live| !self.needs(&live.game.id, [&live.game.black, &live.game.white]))
+            .filter(|live| {
+                let game = &live.game;
+                let players = [game.black.as_str(), game.white.as_str()];
+                !self.needed(&game.id, players, watchers.has(&game.id))
+            })
             .map(|live| live.game.id.clone())
             .collect();
-        for id in unneeded {
-            self.games.remove(&id);
+        if unneeded.is_empty() {
+            return;
         }
+        for id in &unneeded {
+            self.games.remove(id);
+        }
+        let unpublished = unneeded.into_iter().map(|id| (id, None)).collect();
+        self.snapshot.publish_games(unpublished);
     }
 
     /// Reads the games overdue by the database's clock that this process does not hold, so

@@ -16,9 +16,16 @@
 //! delivered); its jobs are modules of their own: `batch` (what a round of events asked for),
 //! `sign_in`, `pairing`, `turns`, `undo`, `chat`, `scoring`, `clocks`, `commit` (the commit,
 //! which consumes the batch, and what it lets be delivered), `remote` (the other processes'
-//! changes, and a lost database), `queries` (`sync` and game states), `connections`,
-//! `presence`, `watching` (a game's watchers), `held` (the games held, and which changed) and
-//! `publish` (what readers on other threads see: [`crate::snapshot`]).
+//! changes, and a lost database), `queries` (game states), `connections`, `presence`,
+//! `watching` (a game's news to its watchers, whose rooms the connections join themselves:
+//! [`crate::rooms`]), `from_store` (watchers sent a game as stored, brought up to what the hub
+//! holds), `held` (the games held, and which changed) and `publish` (what readers on other
+//! threads see: [`crate::snapshot`]).
+//!
+//! What the hub tells of a change goes out only once the change is published (a batch's
+//! deliveries after its commit's publication, news of other processes' changes after the next
+//! one): so a connection that answers `sync` or `watch` from what was published never sends a
+//! state older than what the hub told it before.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
@@ -33,7 +40,8 @@ use tokio::time::Instant;
 use super::game::{GameResult, ServerGame};
 use super::limits::BucketsByAddress;
 use super::listing::Directory;
-use super::protocol::{ClientFrame, ErrorCode, Ref, Refused, ServerMessage};
+use super::protocol::{ClientFrame, Ref, Refused, ServerMessage};
+use super::rooms::Rooms;
 use super::snapshot::Snapshot;
 use super::store::{Change, PlayerRecord, Remote, Store, StoreError};
 use batch::Batch;
@@ -57,16 +65,58 @@ const RECENTLY_OVER: usize = 4096;
 /// The longest wait between two attempts to reach a lost database.
 const MAX_RECONNECT_WAIT: Duration = Duration::from_secs(2);
 
-/// What the hub sends a connection.
+/// What the hub (or the connection itself) queues for a connection.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outgoing {
     Text(Arc<str>),
+    /// A `state` answering `sync` or `watch`, of a game being played with `plies` turns: the
+    /// connection drops any `played` of those turns that comes after it.
+    State {
+        game: Arc<str>,
+        plies: usize,
+        text: Arc<str>,
+    },
+    /// A game's `played` of its turn `ply`.
+    Played {
+        game: Arc<str>,
+        ply: usize,
+        text: Arc<str>,
+    },
+    /// A game's `undone`: turns were taken back, so a later `played` may have the `ply` of one
+    /// that a state had.
+    Undone {
+        game: Arc<str>,
+        text: Arc<str>,
+    },
     /// The connection's player is signed in (its `welcome` went just before).
     SignedIn,
-    /// The connection watches a game or the lobby: it stays open without a `hello`.
-    Watching,
     /// A close frame with this code and reason, after which the connection ends.
     Close(u16, &'static str),
+}
+
+impl Outgoing {
+    /// The message's text, if it is one.
+    pub fn text(&self) -> Option<&Arc<str>> {
+        match self {
+            Outgoing::Text(text)
+            | Outgoing::State { text, .. }
+            | Outgoing::Played { text, .. }
+            | Outgoing::Undone { text, .. } => Some(text),
+            Outgoing::SignedIn | Outgoing::Close(..) => None,
+        }
+    }
+
+    /// The same message, its text carrying `reference`.
+    fn stamped(mut self, reference: &Ref) -> Outgoing {
+        match &mut self {
+            Outgoing::Text(text)
+            | Outgoing::State { text, .. }
+            | Outgoing::Played { text, .. }
+            | Outgoing::Undone { text, .. } => *text = reference.stamp(text).into(),
+            Outgoing::SignedIn | Outgoing::Close(..) => {}
+        }
+        self
+    }
 }
 
 #[derive(Debug)]
@@ -92,6 +142,11 @@ pub enum Event {
         conn: ConnId,
         name: String,
     },
+    /// A connection watches the game, sent it as stored: the hub holds the game and brings the
+    /// watcher up to it (see `from_store`).
+    Watched {
+        game: String,
+    },
     /// Another process changed these games.
     Remote(Remote),
     /// Finish the batch, say goodbye to every connection, and stop.
@@ -106,11 +161,6 @@ struct Connection {
     /// Whether `welcome` went out: what is told to the player before it is not sent here, since
     /// the welcome, made at delivery, has it already.
     welcomed: bool,
-    /// The games it watches, or asked to watch in the batch under way (at most
-    /// `watching::MAX_WATCHED`).
-    watching: HashSet<String>,
-    /// Whether it was told [`Outgoing::Watching`].
-    kept: bool,
     /// When its last chat messages were sent (the rate limit's window).
     chat_sent: std::collections::VecDeque<Instant>,
 }
@@ -157,7 +207,7 @@ impl LiveGame {
 /// Something to deliver once the batch is committed.
 enum Delivery {
     ToConnection(ConnId, Arc<str>),
-    ToPlayer(String, Arc<str>),
+    ToPlayer(String, Outgoing),
     /// `over` to both players, with the records its write's commit returned.
     Over {
         game: String,
@@ -169,43 +219,32 @@ enum Delivery {
         token: String,
     },
     /// The `state` of a live game, made at delivery time: what was stored, not what the batch
-    /// hoped to store.
+    /// hoped to store; `synced`: in answer to `sync` (see [`Outgoing::State`]).
     State {
         conn: ConnId,
         game: String,
+        synced: bool,
     },
-    /// `played` (with its `ply`) or `presence` of a game to its watchers, but those that get the
-    /// players' copy.
-    ToWatchers {
-        game: String,
-        players: [String; 2],
-        ply: Option<usize>,
-        text: Arc<str>,
-    },
-    /// `undone` to both players and the watchers, who follow the game from `plies` turns on.
+    /// A game's news to its watchers here.
+    ToWatchers(watching::News),
+    /// `undone` to both players and the watchers, who follow the game from `plies` turns on;
+    /// `number`: its number as news (see `watching`).
     Undone {
         game: String,
         plies: usize,
         text: Arc<str>,
+        number: u64,
     },
-    /// A new watcher's `state`, made at delivery time from what the hub holds (or, for a game
-    /// not held here yet, as the store had it: its text and its turns).
-    Watch {
-        conn: ConnId,
+    /// `over` to the game's watchers, whose room closes; the game as it ended brings up those
+    /// sent it from the store first.
+    WatchersOver {
+        game: Box<ServerGame>,
+        text: Arc<str>,
+    },
+    /// The game's watchers sent it from the store, brought up to what the hub holds.
+    BringUp {
         game: String,
-        stored: Option<(String, usize)>,
     },
-    Unwatch {
-        conn: ConnId,
-        game: String,
-    },
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum LiveView {
-    State,
-    /// The state as a watcher reads it: with the watchers' chat.
-    WatcherState,
 }
 
 /// A delivery, and the write (by its index in the batch) it announces, if any: it is dropped if
@@ -243,9 +282,11 @@ pub struct Hub {
     seeks_changed: bool,
     /// Games held only to be ended for being overdue (see `holding`), until they are.
     overdue: HashSet<String>,
-    /// Whether a player, a watcher or an overdue game left since the games held were last
-    /// checked for whether anyone here still needs them (see `holding`).
+    /// Whether a player or an overdue game left since the games held were last checked for
+    /// whether anyone here still needs them (see `holding`).
     release_due: bool,
+    /// When the games held are next checked for watchers gone, at the latest.
+    next_release_check: Instant,
     /// Games held since the start, for their order.
     games_held: u64,
     /// Entries at or before their games' deadlines; one that comes up early is queued again
@@ -276,9 +317,14 @@ pub struct Hub {
     stopping: Option<watch::Receiver<bool>>,
     /// Who is connected to the other processes on a shared database.
     elsewhere: Elsewhere,
-    /// The watchers of each game watched here, each with the turns it has seen (its `state`
-    /// and `played`); no entry for a game nobody here watches.
-    rooms: HashMap<String, HashMap<ConnId, usize>>,
+    /// The watchers of each game watched here, shared with the connections, which join and
+    /// leave them.
+    rooms: Rooms,
+    /// What to tell of changes already made, once they are published: other processes' turns
+    /// and ends, read or told (see [`Hub::publish`]).
+    news: Vec<Delivery>,
+    /// The number of the last piece of news to watchers (see `watching`).
+    news_told: u64,
 }
 
 impl Hub {
@@ -316,6 +362,7 @@ impl Hub {
             seeks_published: None,
             overdue: HashSet::new(),
             release_due: false,
+            next_release_check: Instant::now(),
             presence_changed: true,
             seeks_changed: false,
             games_held: 0,
@@ -335,7 +382,9 @@ impl Hub {
             healthy: Arc::new(AtomicBool::new(true)),
             stopping: None,
             elsewhere: Elsewhere::default(),
-            rooms: HashMap::new(),
+            rooms: Rooms::default(),
+            news: Vec::new(),
+            news_told: 0,
         };
         for now in live {
             let game = ServerGame::from_stored(&now.game).map_err(StoreError::Corrupt)?;
@@ -351,6 +400,11 @@ impl Hub {
     /// What the hub publishes after each commit, for readers on other threads.
     pub fn snapshot(&self) -> Snapshot {
         self.snapshot.clone()
+    }
+
+    /// The games' watchers, whose rooms the connections join and leave themselves.
+    pub fn rooms(&self) -> Rooms {
+        self.rooms.clone()
     }
 
     /// Whether the store answers, for `/health`.
@@ -407,9 +461,9 @@ impl Hub {
                     Err(_) => break,
                 }
             }
-            // What other processes stored goes first: its turns are announced at once, since
-            // nothing of this batch is delivered before the batch's commit (and nothing in it
-            // can follow from them: their players have not seen them yet).
+            // What other processes stored goes first: its turns are announced at once (once
+            // published), since nothing of this batch is delivered before the batch's commit
+            // (and nothing in it can follow from them: their players have not seen them yet).
             let (remote, local): (Vec<Event>, Vec<Event>) = batch
                 .into_iter()
                 .partition(|event| matches!(event, Event::Remote(_)));
@@ -422,7 +476,7 @@ impl Hub {
                     self.failure.get_or_insert(error);
                 }
             }
-            // Told already: readable now (all of it was committed by the other processes).
+            // Published (all of it was committed by the other processes), then told.
             self.publish();
             self.expire_clocks();
             let mut stop = false;
@@ -474,8 +528,6 @@ impl Hub {
                     address,
                     player: None,
                     welcomed: false,
-                    watching: HashSet::new(),
-                    kept: false,
                     chat_sent: Default::default(),
                 };
                 self.connections.insert(conn, connection);
@@ -493,6 +545,7 @@ impl Hub {
                 self.answering = None;
             }
             Event::Disconnected { conn } => self.disconnect(conn).await,
+            Event::Watched { game } => self.watched_from_store(&game),
             Event::Resident { conn, name } => {
                 if let Err(refused) = self.sign_in_resident(conn, &name).await {
                     self.refuse(conn, refused);
@@ -555,21 +608,21 @@ impl Hub {
                 self.pong(conn, &t);
                 Ok(())
             }
-            (ClientFrame::Watch { game }, _) => self.watch(conn, &game).await,
-            (ClientFrame::Unwatch { game }, _) => {
-                self.unwatch(conn, &game);
-                Ok(())
-            }
-            // Answered by the connection itself, from the lobby feed: never sent here.
-            (ClientFrame::WatchLobby | ClientFrame::UnwatchLobby, _) => Ok(()),
+            // Answered by the connection itself (see `crate::answers` and `crate::lobby_feed`):
+            // never sent here.
+            (
+                ClientFrame::Watch { .. }
+                | ClientFrame::Unwatch { .. }
+                | ClientFrame::WatchLobby
+                | ClientFrame::UnwatchLobby,
+                _,
+            ) => Ok(()),
             (ClientFrame::Hello { name, token, bot }, None) => self.hello(conn, &name, token, bot).await,
             (ClientFrame::Hello { .. }, Some(player)) => Err(Refused::bad_request(format!(
                 "already signed in as {}",
                 self.players[&player].record.name
             ))),
-            (_, None) => Err(Refused::bad_request(
-                "say hello first: {\"type\":\"hello\",\"name\":...} (only ping, watch, unwatch, watch_lobby and unwatch_lobby need none)",
-            )),
+            (_, None) => Err(Refused::hello_first()),
             (
                 ClientFrame::Seek {
                     sizes,
@@ -610,7 +663,9 @@ impl Hub {
             (ClientFrame::UndoAnswer { game, ply, accept }, Some(player)) => {
                 self.answer_undo(conn, &player, &game, ply, accept).await
             }
-            (ClientFrame::Sync { game }, Some(_)) => self.send_state(conn, &game).await,
+            // Answered by the connection itself once it knows its player signed in; one sent
+            // right after `hello`, before the `welcome` came, comes here.
+            (ClientFrame::Sync { game }, Some(_)) => self.sync(conn, &game).await,
         };
         if let Err(refused) = result {
             self.refuse(conn, refused);
@@ -620,10 +675,7 @@ impl Hub {
     /// Notes a store error (the hub recovers or stops after this batch) and what the request
     /// that met it is told.
     fn lost(&mut self, error: StoreError) -> Refused {
-        let refused = Refused::new(
-            ErrorCode::Unavailable,
-            format!("the server cannot reach its records ({error}); try again later"),
-        );
+        let refused = Refused::unavailable(&error);
         self.failure.get_or_insert(error);
         refused
     }
@@ -638,6 +690,7 @@ mod chat;
 mod clocks;
 mod commit;
 mod connections;
+mod from_store;
 mod held;
 mod holding;
 mod pairing;

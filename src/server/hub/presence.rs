@@ -8,7 +8,8 @@
 //! when it is back. What was told before this process's listener lost its connection counts until
 //! the others have had time to say it again.
 
-use super::{Delivery, Hub};
+use super::watching::Told;
+use super::{Delivery, Hub, Outgoing};
 use crate::auth;
 use crate::protocol::ServerMessage;
 use crate::store::Change;
@@ -219,11 +220,11 @@ impl Hub {
             watched.push((game.id.clone(), text));
         }
         for (opponent, text) in told {
-            self.deliver_later(None, Delivery::ToPlayer(opponent, text));
+            self.deliver_later(None, Delivery::ToPlayer(opponent, Outgoing::Text(text)));
         }
         for (game, text) in watched {
             self.games.mark_changed(&game);
-            self.tell_watchers_later(&game, None, &text, None);
+            self.tell_watchers_later(&game, Told::Other, &text, None);
         }
     }
 }

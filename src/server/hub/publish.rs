@@ -11,7 +11,8 @@ use crate::reads::seeks_listed;
 
 impl Hub {
     /// Publishes the games changed since the last publication, as they are now (committed:
-    /// called after a commit, and after a catch-up), and the seeks if they live here and changed.
+    /// called after a commit, and after a catch-up), and the seeks if they live here and changed;
+    /// then tells the news of what it published.
     pub(super) fn publish(&mut self) {
         let changed = self.games.take_changed();
         if let Some(directory) = &mut self.directory {
@@ -41,6 +42,7 @@ impl Hub {
                             ],
                             order: live.order,
                             summary: OnceLock::new(),
+                            news: self.news_told,
                         });
                     (id, entry)
                 })
@@ -62,6 +64,7 @@ impl Hub {
                 self.seeks_published = Some(changes);
             }
         }
+        self.tell_news();
     }
 
     /// The list of games read again, after this process may have missed what the others told.

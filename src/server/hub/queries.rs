@@ -1,4 +1,5 @@
-//! Answers: the HTTP API's queries, `sync`, and the states of games live or stored.
+//! Game states, live or stored: what answers a stale request, or a `sync` sent before its
+//! connection knew that its `hello` was taken (connections answer the others themselves).
 
 use gokata_engine::Color;
 use serde_json::Value;
@@ -8,20 +9,36 @@ use crate::game::ServerGame;
 use crate::protocol::{ErrorCode, GameState, Refused, ServerMessage};
 use crate::store::StoreError;
 
-use super::{ConnId, Delivery, Hub, LiveGame, LiveView};
+use super::{ConnId, Delivery, Hub, LiveGame, Outgoing};
 
 impl Hub {
-    /// A live game (or one that ended in this batch) as STATE JSON, as it is now.
-    pub(super) fn live_view(&self, game_id: &str, view: LiveView) -> Option<String> {
+    /// A live game (or one that ended in this batch) as a `state` message, as it is now; the
+    /// game's turns if it is on.
+    pub(super) fn state_message(&self, game_id: &str) -> Option<(String, Option<usize>)> {
         let (game, remaining) = match self.games.get(game_id) {
             Some(live) => (&live.game, self.remaining_ms(live)),
             None => (self.ended.get(game_id)?, 0),
         };
-        let mut state = GameState::of(game, remaining).with_connected(|name| self.is_connected_name(name));
-        if view == LiveView::WatcherState {
-            state = state.for_watchers(game);
-        }
-        Some(serde_json::to_string(&state).expect("a state always serialises"))
+        let state = GameState::of(game, remaining).with_connected(|name| self.is_connected_name(name));
+        let state = serde_json::to_string(&state).expect("a state always serialises");
+        let plies = (!game.is_over()).then(|| game.moves().len());
+        Some((format!(r#"{{"type":"state","game":{state}}}"#), plies))
+    }
+
+    /// Sends a live game's `state` (made as it is now): with its turns if it answers `sync`.
+    pub(super) fn deliver_state(&mut self, conn: ConnId, game_id: &str, synced: bool) {
+        let Some((text, plies)) = self.state_message(game_id) else {
+            return;
+        };
+        let message = match plies {
+            Some(plies) if synced => Outgoing::State {
+                game: game_id.into(),
+                plies,
+                text: text.into(),
+            },
+            _ => Outgoing::Text(text.into()),
+        };
+        self.send(conn, message);
     }
 
     pub(super) fn state_of<'a>(&self, live: &'a LiveGame) -> GameState<'a> {
@@ -60,12 +77,22 @@ impl Hub {
     /// The game's `state` to `conn`: a live game's made at delivery time, after the batch's
     /// commit; a finished game's from the store.
     pub(super) async fn send_state(&mut self, conn: ConnId, game_id: &str) -> Result<(), Refused> {
+        self.state_to(conn, game_id, false).await
+    }
+
+    /// `sync` (see [`Outgoing::State`]).
+    pub(super) async fn sync(&mut self, conn: ConnId, game_id: &str) -> Result<(), Refused> {
+        self.state_to(conn, game_id, true).await
+    }
+
+    async fn state_to(&mut self, conn: ConnId, game_id: &str, synced: bool) -> Result<(), Refused> {
         if self.games.contains_key(game_id) || self.ended.contains_key(game_id) {
             self.deliver_later(
                 None,
                 Delivery::State {
                     conn,
                     game: game_id.to_string(),
+                    synced,
                 },
             );
             return Ok(());
@@ -114,5 +141,5 @@ impl Hub {
 }
 
 pub(super) fn unknown_game(game_id: &str) -> Refused {
-    Refused::new(ErrorCode::UnknownGame, format!("no game has the id {game_id:?}")).in_game(game_id)
+    Refused::unknown_game(game_id)
 }

@@ -12,7 +12,8 @@ use crate::store::{Change, GameNow, StoreError};
 
 use super::clocks::remaining;
 use super::turns::{played_message, player_keys};
-use super::{Hub, LiveGame, MAX_RECONNECT_WAIT};
+use super::watching::Told;
+use super::{Delivery, Hub, LiveGame, Outgoing, MAX_RECONNECT_WAIT};
 
 impl Hub {
     /// Waits for a lost database to come back (if the connection was lost), then reads every
@@ -81,9 +82,9 @@ impl Hub {
     }
 
     /// Plays the turns other processes told of, in order, on the games as this process holds
-    /// them, and announces each to its players here. A turn that does not follow what this
-    /// process holds (a notification was missed, or the game is new here) has its game read
-    /// instead.
+    /// them, and announces each to its players and watchers here (once published). A turn that
+    /// does not follow what this process holds (a notification was missed, or the game is new
+    /// here) has its game read instead.
     pub(super) fn play_remote_turns(&mut self) {
         for change in std::mem::take(&mut self.remote_turns) {
             let Change::Turn {
@@ -132,10 +133,7 @@ impl Hub {
             let move_time = Duration::from_millis(live.game.turn_time_ms());
             let text: Arc<str> = played_message(&live.game, &turn).into();
             let players = player_keys(&live.game);
-            for player in &players {
-                self.send_to_player(player, &text);
-            }
-            self.tell_watchers(&game_id, &players, Some(ply), &text);
+            self.tell_played(&game_id, &players, ply, &text);
             if let Some((by, request_ply)) = declined {
                 self.tell_undo_declined(&game_id, &by, request_ply);
             }
@@ -176,6 +174,8 @@ impl Hub {
                     self.remote_everything = false;
                     games.extend(live);
                     games.extend(self.games.keys().cloned());
+                    // And those watched here, held or to be.
+                    games.extend(self.rooms.lock().games());
                 }
                 Err(error) => {
                     self.failure.get_or_insert(error);
@@ -235,9 +235,12 @@ impl Hub {
                 .any(|name| self.players.contains_key(&auth::name_key(name)));
             if now.game.result.is_some() {
                 // A game this process never had (nobody here waits for it), or one whose end
-                // it announced already.
-                let told = self.recently_over.contains(&id);
-                if told || (!self.rooms.contains_key(&id) && !player_here) {
+                // it announced already (but to whoever joined its room since).
+                let (told, watched) = (self.recently_over.contains(&id), self.rooms.lock().has(&id));
+                if told && watched {
+                    return self.tell_late_watchers_over(&now);
+                }
+                if told || (!watched && !player_here) {
                     return Ok(());
                 }
             }
@@ -283,7 +286,8 @@ impl Hub {
             let state =
                 GameState::of(&game, game.turn_time_ms()).with_connected(|name| self.is_connected_name(name));
             let text: Arc<str> = ServerMessage::Undone { game: state }.to_json().into();
-            self.tell_undone(&player_keys(&game), &id, first_ply, &text);
+            let number = self.next_news();
+            self.tell_undone(&player_keys(&game), &id, first_ply, &text, number);
         }
         let clocks_from = first_ply - now.first_ply.min(first_ply);
         for (offset, point) in new_turns.iter().enumerate() {
@@ -296,11 +300,7 @@ impl Hub {
                 game.set_clocks(*clocks);
             }
             let text: Arc<str> = played_message(&game, &turn).into();
-            let players = player_keys(&game);
-            for player in &players {
-                self.send_to_player(player, &text);
-            }
-            self.tell_watchers(&id, &players, Some(ply), &text);
+            self.tell_played(&id, &player_keys(&game), ply, &text);
         }
         game.set_clocks(now.game.clocks);
         game.undo = now.game.undo;
@@ -316,7 +316,7 @@ impl Hub {
                 .to_json();
                 let text: Arc<str> = text.into();
                 for player in player_keys(&game) {
-                    self.send_to_player(&player, &text);
+                    self.tell_player_after_publish(&player, Outgoing::Text(text.clone()));
                 }
             }
             (Some(request), None) if !undone => {
@@ -344,13 +344,29 @@ impl Hub {
             let text: Arc<str> = ServerMessage::Resumed { game: state }.to_json().into();
             let players = player_keys(&self.games[&id].game);
             for player in &players {
-                self.send_to_player(player, &text);
+                self.tell_player_after_publish(player, Outgoing::Text(text.clone()));
             }
-            self.tell_watchers(&id, &players, None, &text);
+            self.tell_watchers(&id, &players, Told::Other, &text);
         } else if scoring_changed {
             self.tell_scoring(&id);
         }
+        if self.waits_for(&id) {
+            self.news.push(Delivery::BringUp { game: id });
+        }
         Ok(())
+    }
+
+    /// A turn another process stored, to the players and the watchers here once published.
+    fn tell_played(&mut self, game_id: &str, players: &[String; 2], ply: usize, text: &Arc<str>) {
+        let played = Outgoing::Played {
+            game: game_id.into(),
+            ply,
+            text: text.clone(),
+        };
+        for player in players {
+            self.tell_player_after_publish(player, played.clone());
+        }
+        self.tell_watchers(game_id, players, Told::Turn(ply), text);
     }
 
     /// A game another process paired: `start` to its players here, as the game began (any
@@ -371,7 +387,7 @@ impl Hub {
         .to_json()
         .into();
         for player in player_keys(&game) {
-            self.send_to_player(&player, &start);
+            self.tell_player_after_publish(&player, Outgoing::Text(start.clone()));
         }
         let id = game.id.clone();
         self.hold(LiveGame::new(game));

@@ -9,7 +9,8 @@ use crate::protocol::{GameState, Marks, Refused, ServerMessage};
 use crate::store::Write;
 
 use super::turns::player_keys;
-use super::{ConnId, Delivery, Hub};
+use super::watching::Told;
+use super::{ConnId, Delivery, Hub, Outgoing};
 
 impl Hub {
     /// The game just entered its scoring phase (a second pass, `conn`'s): stored, and the
@@ -80,9 +81,10 @@ impl Hub {
             .with_connected(|name| self.is_connected_name(name));
         let text: Arc<str> = ServerMessage::Resumed { game: state }.to_json().into();
         for player in player_keys(&live.game) {
-            self.deliver_later(Some(write), Delivery::ToPlayer(player, text.clone()));
+            let message = Outgoing::Text(text.clone());
+            self.deliver_later(Some(write), Delivery::ToPlayer(player, message));
         }
-        self.tell_watchers_later(game_id, None, &text, Some(write));
+        self.tell_watchers_later(game_id, Told::Other, &text, Some(write));
         self.batch.clocks_to_start.push((game_id.to_string(), write));
         Ok(())
     }
@@ -123,21 +125,23 @@ impl Hub {
         };
         let players = player_keys(&self.games[game_id].game);
         for player in players {
-            self.deliver_later(Some(write), Delivery::ToPlayer(player, text.clone()));
+            let message = Outgoing::Text(text.clone());
+            self.deliver_later(Some(write), Delivery::ToPlayer(player, message));
         }
-        self.tell_watchers_later(game_id, None, &text, Some(write));
+        self.tell_watchers_later(game_id, Told::Other, &text, Some(write));
     }
 
-    /// `scoring` to both players and the watchers here, now (a change another process made).
+    /// `scoring` to both players and the watchers here, once published (a change another
+    /// process made).
     pub(super) fn tell_scoring(&mut self, game_id: &str) {
         let Some(text) = self.scoring_text(game_id) else {
             return;
         };
         let players = player_keys(&self.games[game_id].game);
         for player in &players {
-            self.send_to_player(player, &text);
+            self.tell_player_after_publish(player, Outgoing::Text(text.clone()));
         }
-        self.tell_watchers(game_id, &players, None, &text);
+        self.tell_watchers(game_id, &players, Told::Other, &text);
     }
 
     fn scoring_text(&self, game_id: &str) -> Option<Arc<str>> {

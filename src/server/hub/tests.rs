@@ -8,7 +8,9 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::*;
-use crate::store::SqliteStore;
+use crate::answers::{Answers, Reply, Unanswered, Watched};
+use crate::reads::Reads;
+use crate::store::{Reader, SqliteStore};
 
 const MOVE_TIME: Duration = Duration::from_secs(10);
 const LOOPBACK: IpAddr = IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
@@ -25,11 +27,26 @@ impl TestDb {
     }
 
     async fn hub(&self) -> mpsc::Sender<Event> {
+        self.served().await.0
+    }
+
+    /// A hub running, and the connections' answers from what it publishes.
+    async fn served(&self) -> (mpsc::Sender<Event>, Arc<Answers>) {
         let store = SqliteStore::open(&self.0).unwrap();
         let hub = Hub::new(Store::Sqlite(store), MOVE_TIME, 1000).await.unwrap();
+        let answers = self.answers(&hub);
         let (events, receiver) = mpsc::channel(64);
         tokio::spawn(async move { hub.run(receiver).await.unwrap() });
-        events
+        (events, answers)
+    }
+
+    /// The connections' answers: from what `hub` publishes, the store's reader, its rooms.
+    fn answers(&self, hub: &Hub) -> Arc<Answers> {
+        let reader = Reader::open(self.0.to_str().unwrap()).unwrap();
+        Arc::new(Answers::new(
+            Arc::new(Reads::new(hub.snapshot(), reader)),
+            hub.rooms(),
+        ))
     }
 }
 
@@ -41,16 +58,20 @@ impl Drop for TestDb {
     }
 }
 
-/// A connection as the hub sees it: frames in, messages out.
+/// A connection as the hub sees it: frames in, messages out (and `watch`, `unwatch` and
+/// `sync` answered as the connection answers them, without the hub).
 struct Client {
     conn: ConnId,
     hub: mpsc::Sender<Event>,
     inbox: mpsc::Receiver<Outgoing>,
+    /// The connection's own way to its outbox.
+    outbox: mpsc::WeakSender<Outgoing>,
 }
 
 impl Client {
     async fn connect(hub: &mpsc::Sender<Event>, conn: ConnId) -> Client {
         let (outbox, inbox) = mpsc::channel(64);
+        let own = outbox.downgrade();
         hub.send(Event::Connected {
             conn,
             outbox,
@@ -62,6 +83,43 @@ impl Client {
             conn,
             hub: hub.clone(),
             inbox,
+            outbox: own,
+        }
+    }
+
+    fn reply(&self) -> Reply<'_> {
+        Reply {
+            outbox: &self.outbox,
+            reference: None,
+        }
+    }
+
+    /// `watch`, as the connection answers it (an error among its messages); what it did.
+    async fn watch(&self, answers: &Answers, game: &str) -> Option<Watched> {
+        let watched = answers.watch(self.conn, game, &self.reply()).await;
+        if let Ok(Watched::FromStore) = watched {
+            let told = Event::Watched {
+                game: game.to_string(),
+            };
+            self.hub.send(told).await.unwrap();
+        }
+        self.answered(watched)
+    }
+
+    async fn unwatch(&self, answers: &Answers, game: &str) {
+        self.answered(answers.unwatch(self.conn, game, &self.reply()));
+    }
+
+    fn answered<T>(&self, result: Result<T, Unanswered>) -> Option<T> {
+        match result {
+            Ok(answer) => Some(answer),
+            Err(Unanswered::Refused(refused)) => {
+                let text = ServerMessage::Error(refused).to_json();
+                let outbox = self.outbox.upgrade().unwrap();
+                outbox.try_send(Outgoing::Text(text.into())).unwrap();
+                None
+            }
+            Err(Unanswered::TooSlow) => panic!("connection {} reads too slowly", self.conn),
         }
     }
 
@@ -81,11 +139,11 @@ impl Client {
     async fn recv(&mut self) -> Value {
         loop {
             match self.inbox.recv().await {
-                Some(Outgoing::Text(text)) => return serde_json::from_str(&text).unwrap(),
-                // The connection's notes that its player signed in, or that it watches: not
-                // messages.
-                Some(Outgoing::SignedIn | Outgoing::Watching) => continue,
-                other => panic!("expected a message, got {other:?}"),
+                // The connection's note that its player signed in: not a message.
+                Some(Outgoing::SignedIn) => continue,
+                Some(close @ Outgoing::Close(..)) => panic!("expected a message, got {close:?}"),
+                Some(message) => return serde_json::from_str(message.text().unwrap()).unwrap(),
+                None => panic!("expected a message, the connection was closed"),
             }
         }
     }
@@ -338,6 +396,7 @@ async fn a_client_that_does_not_read_is_dropped_without_holding_up_others() {
     let hub = db.hub().await;
     let (alice, mut bob, _, game) = start_game(&hub).await;
     let (outbox, mut slow_inbox) = mpsc::channel(4);
+    let own = outbox.downgrade();
     hub.send(Event::Connected {
         conn: 9,
         outbox,
@@ -349,6 +408,7 @@ async fn a_client_that_does_not_read_is_dropped_without_holding_up_others() {
         conn: 9,
         hub: hub.clone(),
         inbox: mpsc::channel(1).1,
+        outbox: own,
     };
     for t in 0..10 {
         slow.send(json!({"type": "ping", "t": t})).await;

@@ -9,7 +9,8 @@ use crate::game::{EndReason, GameResult, Refusal, ScoringPhase, ServerGame, Turn
 use crate::protocol::{ErrorCode, Refused, ServerMessage};
 use crate::store::Write;
 
-use super::{ConnId, Delivery, Hub};
+use super::watching::Told;
+use super::{ConnId, Delivery, Hub, Outgoing};
 
 impl Hub {
     /// A move (`point`) or a pass (`None`) by `player` in `game_id` as turn `ply`.
@@ -57,7 +58,8 @@ impl Hub {
                         ply: request.ply,
                     }
                     .to_json();
-                    self.deliver_later(Some(write), Delivery::ToPlayer(requester, text.into()));
+                    let message = Outgoing::Text(text.into());
+                    self.deliver_later(Some(write), Delivery::ToPlayer(requester, message));
                 }
                 Ok(())
             }
@@ -95,10 +97,15 @@ impl Hub {
         let played = played_message(&live.game, &turn);
         let players = player_keys(&live.game);
         let text: Arc<str> = played.into();
+        let played = Outgoing::Played {
+            game: game_id.into(),
+            ply: turn.ply,
+            text: text.clone(),
+        };
         for player in players {
-            self.deliver_later(Some(write), Delivery::ToPlayer(player, text.clone()));
+            self.deliver_later(Some(write), Delivery::ToPlayer(player, played.clone()));
         }
-        self.tell_watchers_later(game_id, Some(turn.ply), &text, Some(write));
+        self.tell_watchers_later(game_id, Told::Turn(turn.ply), &text, Some(write));
         match turn.result {
             Some(result) => self.finish(game_id, result, Some(conn)),
             None => {

@@ -12,7 +12,8 @@ use crate::protocol::{GameState, Refused, ServerMessage};
 use crate::store::{UndoStep, Write};
 
 use super::turns::player_keys;
-use super::{ConnId, Delivery, Hub};
+use super::watching::{News, Told};
+use super::{ConnId, Delivery, Hub, Outgoing};
 
 impl Hub {
     /// `undo`: `player` asks to take back its last turn, `ply` turns into `game_id`.
@@ -106,7 +107,8 @@ impl Hub {
                 ply,
             }
             .to_json();
-            self.deliver_later(Some(write), Delivery::ToPlayer(requester, text.into()));
+            let message = Outgoing::Text(text.into());
+            self.deliver_later(Some(write), Delivery::ToPlayer(requester, message));
             return Ok(());
         }
         live.game.undo_last_turn();
@@ -121,12 +123,14 @@ impl Hub {
         let state = GameState::of(&live.game, live.game.turn_time_ms())
             .with_connected(|name| self.is_connected_name(name));
         let text: Arc<str> = ServerMessage::Undone { game: state }.to_json().into();
+        let number = self.next_news();
         self.deliver_later(
             Some(write),
             Delivery::Undone {
                 game: game_id.to_string(),
                 plies: ply - 1,
                 text,
+                number,
             },
         );
         self.batch.clocks_to_start.push((game_id.to_string(), write));
@@ -134,35 +138,37 @@ impl Hub {
     }
 
     /// `undone` to both players and the watchers here, who then follow the game from `plies`
-    /// turns.
-    pub(super) fn announce_undone(&mut self, game_id: &str, plies: usize, text: &Arc<str>) {
+    /// turns (`number`: its number as news).
+    pub(super) fn announce_undone(&mut self, game_id: &str, plies: usize, text: &Arc<str>, number: u64) {
         let Some(live) = self.games.get_mut(game_id) else {
             return;
         };
         live.announced = plies;
         let players = player_keys(&live.game);
-        self.tell_undone(&players, game_id, plies, text);
+        self.tell_undone(&players, game_id, plies, text, number);
     }
 
+    /// `undone`, once published (at once while delivering).
     pub(super) fn tell_undone(
         &mut self,
         players: &[String; 2],
         game_id: &str,
         plies: usize,
         text: &Arc<str>,
+        number: u64,
     ) {
+        let undone = Outgoing::Undone {
+            game: game_id.into(),
+            text: text.clone(),
+        };
         for player in players {
-            self.send_to_player(player, text);
+            self.tell_player_after_publish(player, undone.clone());
         }
-        self.tell_watchers(game_id, players, None, text);
-        if let Some(room) = self.rooms.get_mut(game_id) {
-            for seen in room.values_mut() {
-                *seen = plies;
-            }
-        }
+        let news = News::new(game_id, players, Told::Undone(plies), number, text);
+        self.news.push(Delivery::ToWatchers(news));
     }
 
-    /// Tells `by`'s connections here that its request at `ply` was declined.
+    /// Tells `by`'s connections here that its request at `ply` was declined, once published.
     pub(super) fn tell_undo_declined(&mut self, game_id: &str, by: &str, ply: usize) {
         let text: Arc<str> = ServerMessage::UndoDeclined {
             game: game_id.into(),
@@ -170,7 +176,7 @@ impl Hub {
         }
         .to_json()
         .into();
-        self.send_to_player(&auth::name_key(by), &text);
+        self.tell_player_after_publish(&auth::name_key(by), Outgoing::Text(text));
     }
 }
 

@@ -1,210 +1,220 @@
-//! Watching, with or without a name: a game's watchers (its room) get its `state`, then its
-//! every `played`, `over` and `presence`, in order, once each. (The lobby is watched without
-//! the hub: see [`crate::lobby_feed`].)
+//! A game's news to its watchers here, its room ([`crate::rooms`]): every `played`, `over`,
+//! `presence`, `chat`, `scoring`, `resumed` and `undone` of the game, in order, once each. The
+//! connections join and leave rooms themselves, answering `watch` from what the hub published
+//! (see [`crate::answers`]); the lobby is watched without the hub (see [`crate::lobby_feed`]).
 //!
-//! A watcher's `state` is made at delivery time, after the batch's commit, from every turn the
-//! hub holds; the watcher joins the room then, with the turns that state has, and gets only
-//! later turns. So a turn of the same batch is in the state or comes after it, never both:
-//! its `played` may be queued before the `state` (the watcher is not in the room yet) or after
-//! it (its ply is one the watcher has seen). A room exists only while someone watches its game.
+//! Each piece of news is numbered when the change it tells is made, and goes out only after
+//! that change is published. A watcher joins with the turns and the news number of the game
+//! as published, so it gets a turn only if it has not seen its `ply`, and other news only if
+//! numbered after its state (which has all news numbered up to it); `over` always, which
+//! closes the room. A watcher sent the game as stored is brought up to what the hub holds
+//! before it gets any news (see `from_store`).
 
 use std::sync::Arc;
 
-use crate::protocol::{GameState, Refused, ServerMessage};
+use tokio::sync::mpsc;
 
-use super::queries::unknown_game;
+use crate::game::ServerGame;
+use crate::rooms::Seen;
+
 use super::turns::player_keys;
-use super::{ConnId, Delivery, Hub, LiveView, Outgoing};
+use super::{ConnId, Delivery, Hub, Outgoing};
 
-/// The most games one connection watches at once.
-pub const MAX_WATCHED: usize = 64;
-impl Hub {
-    /// `watch`: the game's state once the batch is committed, then its news. A finished game
-    /// only has its state.
-    pub(super) async fn watch(&mut self, conn: ConnId, game_id: &str) -> Result<(), Refused> {
-        if !self.connections.contains_key(&conn) {
-            return Ok(());
-        }
-        let stored = if self.games.contains_key(game_id) || self.ended.contains_key(game_id) {
-            None
-        } else {
-            let game = self
-                .stored_game(game_id)
-                .await
-                .map_err(|error| self.lost(error))?
-                .ok_or_else(|| unknown_game(game_id))?;
-            let state = GameState::of(&game, game.turn_time_ms())
-                .with_connected(|name| self.is_connected_name(name))
-                .for_watchers(&game);
-            let text = ServerMessage::State { game: state }.to_json();
-            if game.is_over() {
-                // Nothing more will come: not watched, and no reason to keep the connection.
-                self.reply_to(conn, text);
-                return Ok(());
-            }
-            // Started by another process, and not held here yet: read after the batch (its
-            // turns then come as they do to its players here).
-            self.remote.insert(game_id.to_string());
-            Some((text, game.moves().len()))
-        };
-        let Some(connection) = self.connections.get_mut(&conn) else {
-            return Ok(());
-        };
-        if !connection.watching.contains(game_id) && connection.watching.len() >= MAX_WATCHED {
-            return Err(Refused::bad_request(format!(
-                "a connection watches at most {MAX_WATCHED} games at once: unwatch one first"
-            ))
-            .in_game(game_id));
-        }
-        connection.watching.insert(game_id.to_string());
-        self.deliver_later(
-            None,
-            Delivery::Watch {
-                conn,
-                game: game_id.to_string(),
-                stored,
-            },
-        );
-        Ok(())
-    }
+/// What a piece of news tells a watcher.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Told {
+    /// A turn, of this ply: sent to each watcher once.
+    Turn(usize),
+    /// Turns were taken back: the game has this many.
+    Undone(usize),
+    /// Anything else: chat, presence, marks, play resumed.
+    Other,
+}
 
-    pub(super) fn unwatch(&mut self, conn: ConnId, game_id: &str) {
-        if let Some(connection) = self.connections.get_mut(&conn) {
-            connection.watching.remove(game_id);
-        }
-        self.deliver_later(
-            None,
-            Delivery::Unwatch {
-                conn,
-                game: game_id.to_string(),
-            },
-        );
-    }
+/// A piece of a game's news for its watchers.
+pub(super) struct News {
+    game: String,
+    /// The game's players: their connections get the players' copy instead.
+    players: [String; 2],
+    told: Told,
+    /// Its number, given when the change it tells was made.
+    number: u64,
+    text: Arc<str>,
+}
 
-    /// A watcher's `state`, as the hub holds the game now; the watcher joins its room with
-    /// every turn of it (unless it is over, or the watcher unwatched it since).
-    pub(super) fn deliver_watch(&mut self, conn: ConnId, game_id: &str, stored: Option<(String, usize)>) {
-        let held = match self.games.get(game_id) {
-            Some(live) => Some(&live.game),
-            None => self.ended.get(game_id),
-        };
-        let (text, plies, playing) = match (held, stored) {
-            (Some(game), _) => {
-                let (plies, playing) = (game.moves().len(), !game.is_over());
-                let Some(text) = self.state_message(game_id, LiveView::WatcherState) else {
-                    return;
-                };
-                (text, plies, playing)
-            }
-            (None, Some((text, plies))) => (text, plies, true),
-            (None, None) => {
-                // Gone from the hub without an end (its record was unreadable): as unknown.
-                if let Some(connection) = self.connections.get_mut(&conn) {
-                    connection.watching.remove(game_id);
-                }
-                self.refuse_now(conn, unknown_game(game_id));
-                return;
-            }
-        };
-        self.send(conn, Outgoing::Text(text.into()));
-        let Some(connection) = self.connections.get_mut(&conn) else {
-            return;
-        };
-        if !playing {
-            connection.watching.remove(game_id);
-        } else if connection.watching.contains(game_id) {
-            self.rooms
-                .entry(game_id.to_string())
-                .or_default()
-                .insert(conn, plies);
-            self.keep(conn);
-        }
-    }
-
-    pub(super) fn deliver_unwatch(&mut self, conn: ConnId, game_id: &str) {
-        self.leave_room(conn, game_id);
-        let text = ServerMessage::Unwatched { game: game_id.into() }.to_json();
-        self.send(conn, Outgoing::Text(text.into()));
-    }
-
-    /// A game's `STATE` message, made now from what the hub holds.
-    pub(super) fn state_message(&self, game_id: &str, view: LiveView) -> Option<String> {
-        let state = self.live_view(game_id, view)?;
-        Some(format!(r#"{{"type":"state","game":{state}}}"#))
-    }
-
-    /// `played` (`ply`: sent to each watcher only if later than what it has seen) or
-    /// `presence` (`None`) of a game to its watchers here; not to a connection of one of its
-    /// players, which gets the players' copy.
-    pub(super) fn tell_watchers(
-        &mut self,
+impl News {
+    pub(super) fn new(
         game_id: &str,
         players: &[String; 2],
-        ply: Option<usize>,
+        told: Told,
+        number: u64,
         text: &Arc<str>,
-    ) {
-        let Some(room) = self.rooms.get_mut(game_id) else {
-            return;
-        };
-        let mut to = Vec::with_capacity(room.len());
-        for (&conn, seen) in room.iter_mut() {
-            if let Some(ply) = ply {
-                if ply < *seen {
-                    continue;
-                }
-                *seen = ply + 1;
-            }
-            to.push(conn);
-        }
-        for conn in to {
-            if !self.gets_players_copy(conn, players) {
-                self.send(conn, Outgoing::Text(text.clone()));
-            }
+    ) -> News {
+        News {
+            game: game_id.to_string(),
+            players: players.clone(),
+            told,
+            number,
+            text: text.clone(),
         }
     }
 
-    /// `over` to a game's watchers, whose room then closes: nothing more of the game comes.
-    pub(super) fn tell_watchers_over(&mut self, game_id: &str, players: &[String; 2], text: &Arc<str>) {
-        self.tell_watchers(game_id, players, None, text);
-        let Some(room) = self.rooms.remove(game_id) else {
-            return;
-        };
-        for conn in room.keys() {
-            if let Some(connection) = self.connections.get_mut(conn) {
-                connection.watching.remove(game_id);
-            }
+    fn message(&self) -> Outgoing {
+        let game: Arc<str> = self.game.as_str().into();
+        let text = self.text.clone();
+        match self.told {
+            Told::Turn(ply) => Outgoing::Played { game, ply, text },
+            Told::Undone(_) => Outgoing::Undone { game, text },
+            Told::Other => Outgoing::Text(text),
         }
     }
+}
 
-    /// Queues `played` or `presence` for the game's watchers, after the write `after` if any.
-    /// A game without a room needs none: whoever joins it in this batch gets a state made after
-    /// this, which has it.
+impl Hub {
+    /// The number of a piece of news about a change made now.
+    pub(super) fn next_news(&mut self) -> u64 {
+        self.news_told += 1;
+        self.news_told
+    }
+
+    /// A piece of news of the game `players` play, numbered now.
+    fn news(&mut self, game_id: &str, players: &[String; 2], told: Told, text: &Arc<str>) -> News {
+        let number = self.next_news();
+        News::new(game_id, players, told, number, text)
+    }
+
+    /// Queues news of a game held here for its watchers, after the write `after` if any.
     pub(super) fn tell_watchers_later(
         &mut self,
         game_id: &str,
-        ply: Option<usize>,
+        told: Told,
         text: &Arc<str>,
         after: Option<usize>,
     ) {
         let Some(live) = self.games.get(game_id) else {
             return;
         };
-        if !self.rooms.contains_key(game_id) {
-            return;
-        }
         let players = player_keys(&live.game);
-        self.deliver_later(
-            after,
-            Delivery::ToWatchers {
-                game: game_id.to_string(),
-                players,
-                ply,
-                text: text.clone(),
-            },
-        );
+        let news = self.news(game_id, &players, told, text);
+        self.deliver_later(after, Delivery::ToWatchers(news));
     }
 
-    fn gets_players_copy(&self, conn: ConnId, players: &[String; 2]) -> bool {
+    /// News of a change already stored (another process's, or read again) for the game's
+    /// watchers, told once the change is published.
+    pub(super) fn tell_watchers(
+        &mut self,
+        game_id: &str,
+        players: &[String; 2],
+        told: Told,
+        text: &Arc<str>,
+    ) {
+        let news = self.news(game_id, players, told, text);
+        self.news.push(Delivery::ToWatchers(news));
+    }
+
+    /// `over` to the game's watchers, once its end is published; its room closes.
+    pub(super) fn tell_watchers_over(&mut self, game: &ServerGame, text: &Arc<str>) {
+        self.news.push(Delivery::WatchersOver {
+            game: Box::new(game.clone()),
+            text: text.clone(),
+        });
+    }
+
+    /// Sends `news` to the watchers of its game that lack it, but to the players' connections.
+    pub(super) fn deliver_to_watchers(&mut self, news: &News) {
+        let rooms = self.rooms.clone();
+        let mut slow = Vec::new();
+        {
+            let mut watchers = rooms.lock();
+            let Some(room) = watchers.room_mut(&news.game) else {
+                return;
+            };
+            for (&conn, member) in room.iter_mut() {
+                let Seen::Following { plies, news: seen } = &mut member.seen else {
+                    continue; // brought up to the game first, with this in it
+                };
+                match news.told {
+                    Told::Turn(ply) if ply < *plies => continue,
+                    Told::Turn(ply) => *plies = ply + 1,
+                    _ if news.number <= *seen => continue,
+                    Told::Undone(left) => *plies = left,
+                    Told::Other => {}
+                }
+                if !self.gets_players_copy(conn, &news.players)
+                    && !self.push_to_watcher(conn, &member.outbox, news.message())
+                {
+                    slow.push((conn, member.outbox.clone()));
+                }
+            }
+        }
+        self.close_slow_watchers(slow);
+    }
+
+    /// `over` to the game's watchers (those sent it as stored brought up to its end first),
+    /// whose room then closes: nothing more of the game comes.
+    pub(super) fn deliver_watchers_over(&mut self, game: &ServerGame, text: &Arc<str>) {
+        let players = player_keys(game);
+        let rooms = self.rooms.clone();
+        let mut slow = Vec::new();
+        {
+            let mut watchers = rooms.lock();
+            for (conn, member) in watchers.close(&game.id) {
+                if self.gets_players_copy(conn, &players) {
+                    continue;
+                }
+                let mut messages = match member.seen {
+                    Seen::FromStore(view) => self.bringing_up(&view, game, 0).0,
+                    Seen::Following { .. } => Vec::new(),
+                };
+                messages.push(Outgoing::Text(text.clone()));
+                if !self.push_all_to_watcher(conn, &member.outbox, messages) {
+                    slow.push((conn, member.outbox));
+                }
+            }
+        }
+        self.close_slow_watchers(slow);
+    }
+
+    /// Queues `message` for a watcher (whose connection the hub may not have heard of yet);
+    /// `false` if its outbox is full.
+    pub(super) fn push_to_watcher(
+        &self,
+        conn: ConnId,
+        outbox: &mpsc::WeakSender<Outgoing>,
+        message: Outgoing,
+    ) -> bool {
+        let Some(outbox) = outbox.upgrade() else {
+            return true; // gone
+        };
+        // The last slot is kept for the close frame.
+        outbox.capacity() > 1 && outbox.try_send(self.stamped_for(conn, message)).is_ok()
+    }
+
+    /// [`Hub::push_to_watcher`] of each message, in order, while they fit.
+    pub(super) fn push_all_to_watcher(
+        &self,
+        conn: ConnId,
+        outbox: &mpsc::WeakSender<Outgoing>,
+        messages: Vec<Outgoing>,
+    ) -> bool {
+        messages
+            .into_iter()
+            .all(|message| self.push_to_watcher(conn, outbox, message))
+    }
+
+    /// Closes the watchers that do not read what they are sent.
+    pub(super) fn close_slow_watchers(&mut self, slow: Vec<(ConnId, mpsc::WeakSender<Outgoing>)>) {
+        for (conn, outbox) in slow {
+            if self.connections.contains_key(&conn) {
+                self.close_slow(conn);
+            } else if let Some(outbox) = outbox.upgrade() {
+                let _ = outbox.try_send(Outgoing::Close(1008, "too slow: messages were not read"));
+            }
+        }
+    }
+
+    /// Whether the connection gets the game's players' copy of its news (it is one of theirs).
+    pub(super) fn gets_players_copy(&self, conn: ConnId, players: &[String; 2]) -> bool {
         self.connections.get(&conn).is_some_and(|connection| {
             connection.welcomed
                 && connection
@@ -214,37 +224,8 @@ impl Hub {
         })
     }
 
-    fn leave_room(&mut self, conn: ConnId, game_id: &str) {
-        if let Some(room) = self.rooms.get_mut(game_id) {
-            room.remove(&conn);
-            if room.is_empty() {
-                self.rooms.remove(game_id);
-                self.may_release();
-            }
-        }
-    }
-
     /// A connection gone: out of its rooms.
-    pub(super) fn stop_watching(&mut self, conn: ConnId, watching: &std::collections::HashSet<String>) {
-        for game_id in watching {
-            self.leave_room(conn, game_id);
-        }
-    }
-
-    /// Tells the connection that it watches: it is not closed for not saying `hello`.
-    fn keep(&mut self, conn: ConnId) {
-        let Some(connection) = self.connections.get_mut(&conn) else {
-            return;
-        };
-        if !connection.kept {
-            connection.kept = true;
-            self.send(conn, Outgoing::Watching);
-        }
-    }
-
-    /// An error sent at delivery time (the request was accepted when handled).
-    fn refuse_now(&mut self, conn: ConnId, refused: Refused) {
-        let text = ServerMessage::Error(refused).to_json();
-        self.send(conn, Outgoing::Text(text.into()));
+    pub(super) fn stop_watching(&mut self, conn: ConnId) {
+        self.rooms.lock().leave_all(conn);
     }
 }

@@ -71,6 +71,26 @@ impl Refused {
         self.game = Some(game.to_string());
         self
     }
+
+    /// No game has this id.
+    pub fn unknown_game(game: &str) -> Refused {
+        Refused::new(ErrorCode::UnknownGame, format!("no game has the id {game:?}")).in_game(game)
+    }
+
+    /// The store could not be read or written (`error`): nothing was done.
+    pub fn unavailable(error: impl std::fmt::Display) -> Refused {
+        Refused::new(
+            ErrorCode::Unavailable,
+            format!("the server cannot reach its records ({error}); try again later"),
+        )
+    }
+
+    /// A request that needs `hello` before it.
+    pub fn hello_first() -> Refused {
+        Refused::bad_request(
+            "say hello first: {\"type\":\"hello\",\"name\":...} (only ping, watch, unwatch, watch_lobby and unwatch_lobby need none)",
+        )
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

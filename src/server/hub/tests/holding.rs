@@ -1,6 +1,6 @@
 //! On PostgreSQL a process holds only the games its connections need, and a game nobody holds
-//! still ends on time, once. Two hubs on one throwaway database, in real time (the database's
-//! clock decides).
+//! still ends on time, once; watchers of a game a process does not hold see its every turn
+//! once. Two hubs on one throwaway database, in real time (the database's clock decides).
 
 use crate::snapshot::Snapshot;
 use crate::store::contract::cluster::fresh_database;
@@ -13,12 +13,20 @@ const SHORT_MOVE: Duration = Duration::from_secs(3);
 /// A hub ("process") on `address`, told what the other processes store, and what it
 /// publishes.
 async fn process(address: &str) -> (mpsc::Sender<Event>, Snapshot) {
+    let (events, snapshot, _) = answering_process(address).await;
+    (events, snapshot)
+}
+
+/// [`process`], and its connections' answers.
+async fn answering_process(address: &str) -> (mpsc::Sender<Event>, Snapshot, Arc<Answers>) {
     let store = PostgresStore::open(address).await.unwrap();
     let listener = store.listener();
     let hub = Hub::new(Store::Postgres(Box::new(store)), SHORT_MOVE, 1000)
         .await
         .unwrap();
     let snapshot = hub.snapshot();
+    let reads = Reads::new(snapshot.clone(), Reader::open(address).unwrap());
+    let answers = Arc::new(Answers::new(Arc::new(reads), hub.rooms()));
     let (events, receiver) = mpsc::channel(64);
     let (remote, mut received) = mpsc::channel(64);
     tokio::spawn(listener.run(remote));
@@ -31,7 +39,7 @@ async fn process(address: &str) -> (mpsc::Sender<Event>, Snapshot) {
         }
     });
     tokio::spawn(async move { hub.run(receiver).await.unwrap() });
-    (events, snapshot)
+    (events, snapshot, answers)
 }
 
 async fn held(snapshot: &Snapshot, expected: usize, what: &str) {
@@ -89,5 +97,75 @@ async fn a_process_holds_what_its_connections_need_and_a_game_held_by_none_ends_
             (wins, losses),
             "{name}: counted once"
         );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn watchers_joining_a_process_that_does_not_hold_the_game_see_each_turn_once() {
+    let address = fresh_database().await;
+    let (a, held_by_a, answers) = answering_process(&address).await;
+    let (b, _) = process(&address).await;
+    let (mut alice, mut bob, _, game) = start_game(&b).await;
+    held(&held_by_a, 0, "A holds nothing").await;
+    // Black fills the second row and white the eighth: no capture; then white resigns.
+    let script: Vec<String> = (0..18)
+        .map(|ply| {
+            format!(
+                "{}{}",
+                if ply % 2 == 0 { 2 } else { 8 },
+                "ABCDEFGHJ".as_bytes()[ply / 2] as char
+            )
+        })
+        .collect();
+    let played = script.clone();
+    let id = game.clone();
+    let players = tokio::spawn(async move {
+        for (ply, point) in played.iter().enumerate() {
+            let mover = if ply % 2 == 0 { &alice } else { &bob };
+            mover
+                .send(json!({"type": "move", "game": id, "ply": ply, "point": point}))
+                .await;
+            for player in [&mut alice, &mut bob] {
+                assert_eq!(player.recv().await["ply"], ply);
+            }
+            tokio::time::sleep(Duration::from_millis(15)).await;
+        }
+        bob.send(json!({"type": "resign", "game": id})).await;
+        (alice, bob)
+    });
+    // Watchers join A while the turns are played through B: the first find the game not held
+    // there, and are sent it as stored.
+    let mut watchers = Vec::new();
+    while !players.is_finished() && watchers.len() < 40 {
+        let watcher = Client::connect(&a, 100 + watchers.len() as u64).await;
+        let watched = watcher.watch(&answers, &game).await.unwrap();
+        if watchers.is_empty() {
+            assert_eq!(watched, Watched::FromStore, "A held nothing");
+        }
+        watchers.push(watcher);
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let (_alice, _bob) = players.await.unwrap();
+    assert!(watchers.len() > 2, "watchers joined while the game was played");
+    for watcher in &mut watchers {
+        let (mut moves, mut over) = (Vec::new(), false);
+        while !over {
+            let message = tokio::time::timeout(Duration::from_secs(10), watcher.recv())
+                .await
+                .expect("the game's news, to its end");
+            match message["type"].as_str().unwrap() {
+                "state" => {
+                    moves = message["game"]["moves"].as_array().unwrap().clone();
+                    over = message["game"]["status"] == "over";
+                }
+                "played" => {
+                    assert_eq!(message["ply"], moves.len(), "{message} after {moves:?}");
+                    moves.push(message["point"].clone());
+                }
+                "over" => over = true,
+                _ => {}
+            }
+        }
+        assert_eq!(moves, script.iter().map(|point| json!(point)).collect::<Vec<_>>());
     }
 }

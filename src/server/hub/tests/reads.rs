@@ -1,4 +1,5 @@
-//! The HTTP API answers without the hub: from what it published, and from the store's reader.
+//! The HTTP API answers without the hub, and so does a connection's `sync` and `watch`: from
+//! what the hub published, and from the store's reader.
 
 use std::sync::atomic::AtomicBool;
 
@@ -11,8 +12,6 @@ use super::*;
 use crate::accept::Peer;
 use crate::limits::Limits;
 use crate::lobby_feed::LobbyFeed;
-use crate::reads::Reads;
-use crate::store::Reader;
 
 /// Alice and Bob finish one game (Bob resigns) and start another, in which Alice plays 5E;
 /// the ids of the finished game and of the live one.
@@ -70,10 +69,14 @@ async fn the_api_answers_while_the_hub_answers_nothing() {
     };
     let reads = Arc::new(reads);
     let lobby = LobbyFeed::new(reads.clone());
+    let answers = Arc::new(Answers::new(reads.clone(), stalled.rooms()));
     let app = crate::http::router(
         events,
-        reads,
-        lobby,
+        crate::http::Readers {
+            reads,
+            answers,
+            lobby,
+        },
         Arc::new(()),
         limits,
         Arc::new(AtomicBool::new(true)),
@@ -114,4 +117,155 @@ async fn the_api_answers_while_the_hub_answers_nothing() {
     assert_eq!(status, StatusCode::NOT_FOUND);
     let (status, _) = get(&app, "/api/games/nosuchgame").await;
     assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+/// A WebSocket client of a server served by the test.
+type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+async fn connect(address: std::net::SocketAddr) -> Socket {
+    tokio_tungstenite::connect_async(format!("ws://{address}/ws"))
+        .await
+        .unwrap()
+        .0
+}
+
+async fn say(socket: &mut Socket, frame: Value) {
+    use futures_util::SinkExt;
+    let text = frame.to_string();
+    socket
+        .send(tokio_tungstenite::tungstenite::Message::Text(text.into()))
+        .await
+        .unwrap();
+}
+
+/// The next message, if one comes within `wait`.
+async fn heard(socket: &mut Socket, wait: Duration) -> Option<Value> {
+    use futures_util::StreamExt;
+    loop {
+        let message = tokio::time::timeout(wait, socket.next()).await.ok()?;
+        if let tokio_tungstenite::tungstenite::Message::Text(text) = message.unwrap().unwrap() {
+            return Some(serde_json::from_str(&text).unwrap());
+        }
+    }
+}
+
+async fn hear(socket: &mut Socket) -> Value {
+    heard(socket, Duration::from_secs(5))
+        .await
+        .expect("a message within 5 s")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_answers_sync_and_watch_while_the_hub_answers_nothing() {
+    let db = TestDb::new("stalled-socket");
+    let store = SqliteStore::open(&db.0).unwrap();
+    let hub = Hub::new(Store::Sqlite(store), MOVE_TIME, 1000).await.unwrap();
+    let reads = Arc::new(Reads::new(
+        hub.snapshot(),
+        Reader::open(db.0.to_str().unwrap()).unwrap(),
+    ));
+    let answers = Arc::new(Answers::new(reads.clone(), hub.rooms()));
+    let lobby = LobbyFeed::new(reads.clone());
+    let (to_hub, hub_events) = mpsc::channel(64);
+    tokio::spawn(async move { hub.run(hub_events).await.unwrap() });
+    // The connections reach the hub through a valve the test closes: the hub then hears none
+    // of them, as if it were busy for good.
+    let (events, mut valve) = mpsc::channel::<Event>(1024);
+    let (open, gate) = tokio::sync::watch::channel(true);
+    tokio::spawn(async move {
+        let mut gate = gate;
+        while let Some(event) = valve.recv().await {
+            if gate.wait_for(|open| *open).await.is_err() || to_hub.send(event).await.is_err() {
+                break;
+            }
+        }
+    });
+    let readers = crate::http::Readers {
+        reads,
+        answers,
+        lobby,
+    };
+    let app = crate::http::router(
+        events,
+        readers,
+        Arc::new(()),
+        Limits::default(),
+        Arc::new(AtomicBool::new(true)),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let (_serving, stopping) = tokio::sync::watch::channel(false);
+    let listener = crate::accept::GuardedListener::new(listener, Default::default(), None);
+    tokio::spawn(crate::accept::serve(listener, app, stopping));
+
+    let (mut alice, mut bob) = (connect(address).await, connect(address).await);
+    say(&mut alice, json!({"type": "hello", "name": "alice"})).await;
+    assert_eq!(hear(&mut alice).await["type"], "welcome");
+    say(&mut alice, json!({"type": "seek", "size": 9, "color": "black"})).await;
+    assert_eq!(hear(&mut alice).await["type"], "seeking");
+    say(&mut bob, json!({"type": "hello", "name": "bob"})).await;
+    assert_eq!(hear(&mut bob).await["type"], "welcome");
+    say(&mut bob, json!({"type": "seek", "size": 9})).await;
+    let game = hear(&mut bob).await["game"]["id"].as_str().unwrap().to_string();
+    assert_eq!(hear(&mut alice).await["type"], "start");
+    say(
+        &mut alice,
+        json!({"type": "move", "game": game, "ply": 0, "point": "5E"}),
+    )
+    .await;
+    for socket in [&mut alice, &mut bob] {
+        assert_eq!(hear(socket).await["ply"], 0);
+    }
+
+    open.send(false).unwrap();
+    // Bob's turn waits for the hub: nothing comes of it while it hears nothing.
+    say(
+        &mut bob,
+        json!({"type": "move", "game": game, "ply": 1, "point": "4D"}),
+    )
+    .await;
+    assert_eq!(heard(&mut bob, Duration::from_millis(300)).await, None);
+    // Meanwhile a new connection watches, Alice syncs, and a connection that said no hello
+    // is refused: each answered at once, from what the hub published.
+    let mut carol = connect(address).await;
+    say(&mut carol, json!({"type": "watch", "game": game, "ref": "w"})).await;
+    let state = hear(&mut carol).await;
+    assert_eq!(
+        (&state["type"], &state["ref"], &state["game"]["moves"]),
+        (&json!("state"), &json!("w"), &json!(["5E"])),
+        "{state}"
+    );
+    say(&mut carol, json!({"type": "watch", "game": "nosuchgame12"})).await;
+    assert_eq!(hear(&mut carol).await["code"], "unknown_game");
+    say(&mut alice, json!({"type": "sync", "game": game, "ref": 1})).await;
+    let synced = hear(&mut alice).await;
+    assert_eq!(
+        (&synced["type"], &synced["ref"], &synced["game"]["moves"]),
+        (&json!("state"), &json!(1), &json!(["5E"])),
+        "{synced}"
+    );
+    let mut dave = connect(address).await;
+    say(&mut dave, json!({"type": "sync", "game": game})).await;
+    let refused = hear(&mut dave).await;
+    assert_eq!(refused["code"], "bad_request", "{refused}");
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("say hello first"),
+        "{refused}"
+    );
+
+    // Heard again, the hub plays the turn: each of them gets it once.
+    open.send(true).unwrap();
+    for socket in [&mut alice, &mut bob, &mut carol] {
+        let played = hear(socket).await;
+        assert_eq!(
+            (&played["type"], &played["ply"]),
+            (&json!("played"), &json!(1)),
+            "{played}"
+        );
+    }
+    say(&mut carol, json!({"type": "ping", "t": 1})).await;
+    assert_eq!(hear(&mut carol).await["type"], "pong", "the turn came once");
 }
